@@ -1,0 +1,53 @@
+// Dataset manifests (datasets/manifests/*.json, compiled into the binary):
+// for each benchmark the files evalrun reads, their sha256, row counts,
+// licence and source. Third-party data itself is never committed: users get
+// it with `evalrun datasets fetch`, and every run checks it here.
+#ifndef EVALRUN_DATASETS_MANIFEST_H_
+#define EVALRUN_DATASETS_MANIFEST_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evals/status.h"
+
+namespace evalrun {
+
+struct ManifestFile {
+  std::string path;      // relative to the data dir: "mmlu-pro/test.jsonl"
+  std::string sha256;
+  int64_t rows = -1;
+  int64_t bytes = -1;
+  bool optional = false;
+  std::string note;
+  nlohmann::json raw;    // the whole entry (fetch sources, members, ...)
+};
+
+struct Manifest {
+  std::string name;      // "mmlu-pro"
+  std::string title, licence, homepage;
+  std::vector<ManifestFile> files;
+  nlohmann::json raw;
+};
+
+// All manifests, parsed once (thread-safe).
+const std::vector<Manifest>& AllManifests();
+const Manifest* FindManifest(const std::string& name);
+const ManifestFile* FindManifestFile(const std::string& rel_path);
+
+// The data dir when none is given: $EVALRUN_DATA, else
+// $XDG_DATA_HOME/evalrun, else ~/.local/share/evalrun.
+std::string DefaultDataDir();
+
+// Checks <data_dir>/<rel_path> against its manifest entry (sha256) and sets
+// *abs_path. Missing or mismatched files fail with a message naming the file,
+// the expected and found sha256 and the command that fetches it. Results are
+// cached per process (a file is hashed once). Thread-safe.
+Status VerifyDataFile(const std::string& data_dir, const std::string& rel_path,
+                      std::string* abs_path);
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_DATASETS_MANIFEST_H_

@@ -1,0 +1,142 @@
+#include "evals/cli.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <sstream>
+#include <thread>
+
+#include "evals/cancel.h"
+#include "evals/exit_codes.h"
+#include "evals/runner.h"
+
+namespace evalrun {
+namespace {
+
+// Ctrl-C / SIGTERM: the first asks the run to stop sending and to keep what
+// is answered; a second exits at once (answers already written are safe:
+// each line was fsynced before it counted).
+class SignalWatcher {
+ public:
+  explicit SignalWatcher(CancelToken* cancel) : cancel_(cancel) {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);  // inherited by every thread started later
+    thread_ = std::thread([this] {
+      int count = 0;
+      for (;;) {
+        int sig = 0;
+        if (sigwait(&set_, &sig) != 0) continue;
+        if (sig == SIGUSR2) return;  // our own wake-up at exit
+        if (++count == 1) {
+          const char msg[] = "\nevalrun: stopping: no new requests; waiting for the answers in flight "
+                             "(Ctrl-C again to quit at once)\n";
+          (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+          cancel_->Cancel();
+        } else {
+          const char msg[] = "\nevalrun: quit; answers written so far are kept\n";
+          (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+          _exit(kExitInterrupted);
+        }
+      }
+    });
+    sigaddset(&set_, SIGUSR2);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+  }
+  ~SignalWatcher() {
+    pthread_kill(thread_.native_handle(), SIGUSR2);
+    thread_.join();
+  }
+
+ private:
+  CancelToken* cancel_;
+  sigset_t set_;
+  std::thread thread_;
+};
+
+std::vector<std::string> SplitComma(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+constexpr const char* kRunExamples = R"(
+Examples:
+  evalrun --card cards/local.json
+  evalrun --card cards/clover-q4_0.json --parts ruler
+  evalrun --card cards/local.json --parts mmlupro --limit 20 --job smoke
+  evalrun --card cards/local.json --job smoke        # continues job "smoke"
+
+Exit codes: 0 ok, 1 bad input (nothing was asked), 2 server unreachable,
+3 incomplete (failed requests above the card's max_failed), 130 interrupted.
+)";
+
+constexpr const char* kScoreExamples = R"(
+Examples:
+  evalrun score --card cards/local.json --part mmlupro --responses answers.jsonl
+  evalrun score --card cards/local.json --part ifeval --responses official.jsonl \
+                --input input_data.jsonl
+
+Responses are JSON lines: {"id": <question id>, "response": "...",
+"finish_reason": "stop"|"length" (optional), "reasoning": "..." (optional)}.
+)";
+
+}  // namespace
+
+int RunCli(int argc, char** argv) {
+  CLI::App app{"evalrun: quality evaluation of an LLM inference server, as one card describes it", "evalrun"};
+  app.footer(kRunExamples);
+  app.set_version_flag("--version", std::string(EVALRUN_VERSION) + " (" + EVALRUN_GIT_SHA + ")");
+  RunOptions run;
+  std::string parts;
+  app.add_option("--card", run.card_path, "the card (JSON) describing the setup; see cards/README.md")
+      ->check(CLI::ExistingFile);
+  app.add_option("--parts", parts, "comma-separated parts to run (default: all the card's parts): "
+                                   "mmlupro, gpqa, ifeval, ruler, fit");
+  app.add_option("--job", run.job, "job name (default: <card name>-<UTC time>); an existing job is resumed");
+  app.add_option("--out", run.out_dir, "output folder (default: runs)");
+  app.add_option("--data-dir", run.data_dir, "dataset folder (default: $EVALRUN_DATA, else ~/.local/share/evalrun)");
+  app.add_option("--base-url", run.base_url, "override the card's server.base_url");
+  app.add_option("--limit", run.limit, "at most N questions per part (a smoke run)")->check(CLI::PositiveNumber);
+  app.add_flag("--force-resume", run.force_resume, "resume a job even though its card, data or server changed");
+
+  ScoreOptions score;
+  CLI::App* sc = app.add_subcommand("score", "re-score recorded answers without a server");
+  sc->footer(kScoreExamples);
+  sc->add_option("--card", score.card_path, "the card (part settings: prompt, extract, seed)")->required()
+      ->check(CLI::ExistingFile);
+  sc->add_option("--part", score.part, "the part the answers belong to")->required();
+  sc->add_option("--responses", score.responses_path, "JSONL of recorded answers")->required()
+      ->check(CLI::ExistingFile);
+  sc->add_option("--input", score.input_path, "the dataset file the answers were made from (default: the data dir's)")
+      ->check(CLI::ExistingFile);
+  sc->add_option("--job", score.job, "job name (default: <card name>-score-<UTC time>)");
+  sc->add_option("--out", score.out_dir, "output folder (default: runs)");
+  sc->add_option("--data-dir", score.data_dir, "dataset folder");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+
+  if (sc->parsed()) return ScoreJob(score, stdout, stderr);
+  if (run.card_path.empty()) {
+    std::fprintf(stderr, "evalrun: --card is required\n\n%s", app.help().c_str());
+    return kExitBadInput;
+  }
+  run.parts = SplitComma(parts);
+  CancelToken cancel;
+  SignalWatcher watcher(&cancel);
+  return RunJob(run, &cancel, stdout, stderr);
+}
+
+}  // namespace evalrun

@@ -1,0 +1,13 @@
+// Command-line front end: flags to options, one call, an exit code.
+#ifndef EVALRUN_EVALS_CLI_H_
+#define EVALRUN_EVALS_CLI_H_
+
+namespace evalrun {
+
+// Parses argv (CLI11), installs the Ctrl-C / SIGTERM handling and runs the
+// chosen command. Returns the process exit code.
+int RunCli(int argc, char** argv);
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_CLI_H_

@@ -1,0 +1,220 @@
+#include "evals/json_fields.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "evals/near_miss.h"
+
+namespace evalrun {
+
+Status ParseJsonText(std::string_view text, const std::string& source, nlohmann::json* out) {
+  try {
+    *out = nlohmann::json::parse(text.begin(), text.end());
+    return Status::Ok();
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based position of the failing byte.
+    size_t pos = e.byte == 0 ? 0 : e.byte - 1;
+    if (pos > text.size()) pos = text.size();
+    int line = 1, col = 1;
+    for (size_t i = 0; i < pos; ++i) {
+      if (text[i] == '\n') ++line, col = 1; else ++col;
+    }
+    std::string what = e.what();
+    // nlohmann's message: "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ...; <detail>"
+    auto colon = what.find("syntax error");
+    std::string detail = colon == std::string::npos ? what : what.substr(colon);
+    return Status::InvalidInput(source + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                                ": malformed JSON: " + detail);
+  }
+}
+
+Status ReadFileToString(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(path + ": cannot open for reading");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return Status::IoError(path + ": read error");
+  *out = std::move(ss).str();
+  return Status::Ok();
+}
+
+std::string DescribeJsonValue(const nlohmann::json& v) {
+  std::string s;
+  if (v.is_object()) s = "an object";
+  else if (v.is_array()) s = "an array";
+  else if (v.is_null()) s = "null";
+  else s = v.dump();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+JsonFields::JsonFields(const nlohmann::json& obj, std::string source, std::string path)
+    : obj_(obj), source_(std::move(source)), path_(std::move(path)) {}
+
+Status JsonFields::RequireObject(const nlohmann::json& v, const std::string& source,
+                                 const std::string& path) {
+  if (v.is_object()) return Status::Ok();
+  return Status::InvalidInput(source + ": " + (path.empty() ? std::string("top level") : path) +
+                              ": expected an object, got " + DescribeJsonValue(v));
+}
+
+bool JsonFields::Has(const std::string& key) const { return obj_.contains(key); }
+
+std::string JsonFields::PathOf(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+Status JsonFields::Error(const std::string& key, const std::string& what) const {
+  return Status::InvalidInput(source_ + ": " + PathOf(key) + ": " + what);
+}
+
+Status JsonFields::Missing(const std::string& key) const {
+  return Error(key, "required field is missing");
+}
+
+const nlohmann::json* JsonFields::Get(const std::string& key, bool required, Status* st) {
+  known_.insert(key);
+  auto it = obj_.find(key);
+  if (it == obj_.end()) {
+    if (required) *st = Missing(key);
+    return nullptr;
+  }
+  return &*it;
+}
+
+Status JsonFields::Int(const std::string& key, int64_t* out, bool required) {
+  Status st;
+  const nlohmann::json* v = Get(key, required, &st);
+  if (!v) return st;
+  if (v->is_number_integer()) {
+    *out = v->get<int64_t>();
+    return Status::Ok();
+  }
+  if (v->is_number_float()) {
+    double d = v->get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) {
+      *out = static_cast<int64_t>(d);
+      return Status::Ok();
+    }
+  }
+  return Error(key, "expected an integer, got " + DescribeJsonValue(*v));
+}
+
+Status JsonFields::Int(const std::string& key, int* out, bool required) {
+  int64_t v = *out;
+  EVALRUN_RETURN_IF_ERROR(Int(key, &v, required));
+  if (v < INT32_MIN || v > INT32_MAX) return Error(key, "integer out of range: " + std::to_string(v));
+  *out = static_cast<int>(v);
+  return Status::Ok();
+}
+
+Status JsonFields::Double(const std::string& key, double* out, bool required) {
+  Status st;
+  const nlohmann::json* v = Get(key, required, &st);
+  if (!v) return st;
+  if (!v->is_number()) return Error(key, "expected a number, got " + DescribeJsonValue(*v));
+  *out = v->get<double>();
+  return Status::Ok();
+}
+
+Status JsonFields::Bool(const std::string& key, bool* out, bool required) {
+  Status st;
+  const nlohmann::json* v = Get(key, required, &st);
+  if (!v) return st;
+  if (!v->is_boolean()) return Error(key, "expected true or false, got " + DescribeJsonValue(*v));
+  *out = v->get<bool>();
+  return Status::Ok();
+}
+
+Status JsonFields::String(const std::string& key, std::string* out, bool required) {
+  Status st;
+  const nlohmann::json* v = Get(key, required, &st);
+  if (!v) return st;
+  if (!v->is_string()) return Error(key, "expected a string, got " + DescribeJsonValue(*v));
+  *out = v->get<std::string>();
+  return Status::Ok();
+}
+
+Status JsonFields::StringList(const std::string& key, std::vector<std::string>* out,
+                              bool required) {
+  Status st;
+  const nlohmann::json* v = Get(key, required, &st);
+  if (!v) return st;
+  if (!v->is_array()) return Error(key, "expected an array of strings, got " + DescribeJsonValue(*v));
+  std::vector<std::string> r;
+  for (size_t i = 0; i < v->size(); ++i) {
+    if (!(*v)[i].is_string())
+      return Error(key + "[" + std::to_string(i) + "]",
+                   "expected a string, got " + DescribeJsonValue((*v)[i]));
+    r.push_back((*v)[i].get<std::string>());
+  }
+  *out = std::move(r);
+  return Status::Ok();
+}
+
+Status JsonFields::IntList(const std::string& key, std::vector<int64_t>* out, bool required) {
+  Status st;
+  const nlohmann::json* v = Get(key, required, &st);
+  if (!v) return st;
+  if (!v->is_array()) return Error(key, "expected an array of integers, got " + DescribeJsonValue(*v));
+  std::vector<int64_t> r;
+  for (size_t i = 0; i < v->size(); ++i) {
+    if (!(*v)[i].is_number_integer())
+      return Error(key + "[" + std::to_string(i) + "]",
+                   "expected an integer, got " + DescribeJsonValue((*v)[i]));
+    r.push_back((*v)[i].get<int64_t>());
+  }
+  *out = std::move(r);
+  return Status::Ok();
+}
+
+Status JsonFields::Enum(const std::string& key, const std::vector<std::string>& allowed,
+                        std::string* out, bool required) {
+  std::string s = *out;
+  EVALRUN_RETURN_IF_ERROR(String(key, &s, required));
+  if (!Has(key)) return Status::Ok();
+  for (const auto& a : allowed) {
+    if (a == s) {
+      *out = s;
+      return Status::Ok();
+    }
+  }
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + ("\"" + a + "\"");
+  return Error(key, "unknown value \"" + s + "\"" + DidYouMean(s, allowed) + "; expected one of " + list);
+}
+
+Status JsonFields::Raw(const std::string& key, nlohmann::json* out, bool required) {
+  Status st;
+  const nlohmann::json* v = Get(key, required, &st);
+  if (!v) return st;
+  *out = *v;
+  return Status::Ok();
+}
+
+Status JsonFields::Object(const std::string& key, const nlohmann::json** out, bool required) {
+  Status st;
+  const nlohmann::json* v = Get(key, required, &st);
+  *out = nullptr;
+  if (!v) return st;
+  if (!v->is_object()) return Error(key, "expected an object, got " + DescribeJsonValue(*v));
+  *out = v;
+  return Status::Ok();
+}
+
+void JsonFields::Allow(const std::vector<std::string>& keys) {
+  known_.insert(keys.begin(), keys.end());
+}
+
+Status JsonFields::Finish() const {
+  std::vector<std::string> known(known_.begin(), known_.end());
+  for (auto it = obj_.begin(); it != obj_.end(); ++it) {
+    if (!known_.count(it.key())) {
+      return Error(it.key(), "unknown field" + DidYouMean(it.key(), known));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace evalrun

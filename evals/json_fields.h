@@ -1,0 +1,80 @@
+// Reading a JSON object field by field with errors that name the file and
+// the JSON path: "cards/x.json: parts.mmlupro.max_tokens: expected an
+// integer, got \"1k\"". Parse at the edge: the card, manifests and recorded
+// responses go through this once and become C++ structs.
+#ifndef EVALRUN_EVALS_JSON_FIELDS_H_
+#define EVALRUN_EVALS_JSON_FIELDS_H_
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evals/status.h"
+
+namespace evalrun {
+
+// Parses `text` as JSON; on a syntax error the Status gives `source`, the
+// line and the column.
+Status ParseJsonText(std::string_view text, const std::string& source, nlohmann::json* out);
+
+// Reads the whole file into *out. NotFound / IoError name the path.
+Status ReadFileToString(const std::string& path, std::string* out);
+
+// "1k" -> "\"1k\"", 12 -> "12", objects abbreviated; for messages.
+std::string DescribeJsonValue(const nlohmann::json& v);
+
+// Walks one JSON object. Each getter records the key as known; Finish()
+// reports the first unknown key, with "did you mean" for near misses.
+// Getters return InvalidInput naming `source: path.key`.
+class JsonFields {
+ public:
+  // `obj` must outlive this. `path` is "" for the root, else "parts.mmlupro".
+  JsonFields(const nlohmann::json& obj, std::string source, std::string path);
+
+  // Fails unless the value is a JSON object.
+  static Status RequireObject(const nlohmann::json& v, const std::string& source,
+                              const std::string& path);
+
+  bool Has(const std::string& key) const;
+  std::string PathOf(const std::string& key) const;
+
+  // Absent keys leave *out unchanged unless `required`.
+  Status Int(const std::string& key, int64_t* out, bool required = false);
+  Status Int(const std::string& key, int* out, bool required = false);
+  Status Double(const std::string& key, double* out, bool required = false);
+  Status Bool(const std::string& key, bool* out, bool required = false);
+  Status String(const std::string& key, std::string* out, bool required = false);
+  Status StringList(const std::string& key, std::vector<std::string>* out, bool required = false);
+  Status IntList(const std::string& key, std::vector<int64_t>* out, bool required = false);
+  // One of `allowed` (a string enum), with a near-miss hint.
+  Status Enum(const std::string& key, const std::vector<std::string>& allowed, std::string* out,
+              bool required = false);
+  // Any JSON value, copied as is (descriptive objects such as `model`).
+  Status Raw(const std::string& key, nlohmann::json* out, bool required = false);
+  // A nested object: *out points into the document; `*present` false when absent.
+  Status Object(const std::string& key, const nlohmann::json** out, bool required = false);
+  // Marks keys as known without reading them (read by someone else).
+  void Allow(const std::vector<std::string>& keys);
+
+  Status Finish() const;
+
+  Status Error(const std::string& key, const std::string& what) const;
+
+ private:
+  Status Missing(const std::string& key) const;
+  const nlohmann::json* Get(const std::string& key, bool required, Status* st);
+
+  const nlohmann::json& obj_;
+  std::string source_;
+  std::string path_;
+  std::set<std::string> known_;
+};
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_JSON_FIELDS_H_

@@ -1,0 +1,190 @@
+// MMLU-Pro (TIGER-Lab). Prompts and the `official` extraction follow
+// TIGER-AI-Lab/MMLU-Pro evaluate_from_api.py (preprocess, format_example,
+// single_request, extract_answer); `letter` is the published zero-shot method.
+#include <map>
+
+#include "datasets/manifest.h"
+#include "evals/json_fields.h"
+#include "evals/jsonl.h"
+#include "evals/parts/parts.h"
+#include "evals/results.h"
+#include "evals/selection.h"
+#include "evals/sha256.h"
+#include "scorers/choice_extract.h"
+
+namespace evalrun {
+namespace {
+
+constexpr char kLetters[] = "ABCDEFGHIJ";
+
+struct Row {
+  int64_t id = 0;
+  std::string question;
+  std::vector<std::string> options;  // "N/A" dropped, as preprocess() does
+  std::string answer;
+  std::string cot_content;
+  std::string category;
+};
+
+Status LoadRows(const std::string& path, std::vector<Row>* rows) {
+  std::string text;
+  EVALRUN_RETURN_IF_ERROR(ReadFileToString(path, &text));
+  return ParseJsonl(text, path, [&](int line, const nlohmann::json& j) {
+    std::string where = path + ":" + std::to_string(line);
+    EVALRUN_RETURN_IF_ERROR(JsonFields::RequireObject(j, where, ""));
+    JsonFields f(j, where, "");
+    Row r;
+    std::vector<std::string> options;
+    EVALRUN_RETURN_IF_ERROR(f.Int("question_id", &r.id, true));
+    EVALRUN_RETURN_IF_ERROR(f.String("question", &r.question, true));
+    EVALRUN_RETURN_IF_ERROR(f.StringList("options", &options, true));
+    EVALRUN_RETURN_IF_ERROR(f.String("answer", &r.answer, true));
+    EVALRUN_RETURN_IF_ERROR(f.String("category", &r.category, true));
+    EVALRUN_RETURN_IF_ERROR(f.String("cot_content", &r.cot_content));
+    for (auto& o : options)
+      if (o != "N/A") r.options.push_back(std::move(o));
+    if (r.options.empty() || r.options.size() > 10)
+      return f.Error("options", "expected 1..10 options, got " + std::to_string(r.options.size()));
+    if (r.answer.size() != 1 || r.answer[0] < 'A' || r.answer[0] > 'J')
+      return f.Error("answer", "expected a letter A..J, got \"" + r.answer + "\"");
+    rows->push_back(std::move(r));
+    return Status::Ok();
+  });
+}
+
+// evaluate_from_api.py format_example(): "Question: ...\nOptions: A. ..\n"
+// then "Answer: " + cot (the exemplar's without "A: ", or "Let's think step
+// by step.") + "\n\n".
+std::string FormatExample(const Row& r, bool exemplar) {
+  std::string cot = exemplar ? r.cot_content : "";
+  if (cot.empty()) cot = "Let's think step by step.";
+  if (cot.rfind("A: ", 0) == 0) cot = cot.substr(3);
+  std::string s = "Question: " + r.question + "\nOptions: ";
+  for (size_t i = 0; i < r.options.size(); ++i) s += std::string(1, kLetters[i]) + ". " + r.options[i] + "\n";
+  s += "Answer: " + cot + "\n\n";
+  return s;
+}
+
+std::string CotPrompt(const Row& r, const std::vector<const Row*>& shots) {
+  std::string p = "The following are multiple choice questions (with answers) about " + r.category +
+                  ". Think step by step and then output the answer in the format of \"The answer is (X)\" "
+                  "at the end.\n\n";
+  for (const Row* s : shots) p += FormatExample(*s, true);
+  return p + FormatExample(r, false);
+}
+
+// The published zero-shot method: the options lettered, the letter only.
+std::string LetterPrompt(const Row& r) {
+  std::string p = "The following is a multiple choice question about " + r.category + ".\n\n";
+  p += "Question: " + r.question + "\n\nOptions:\n";
+  for (size_t i = 0; i < r.options.size(); ++i) p += std::string(1, kLetters[i]) + ". " + r.options[i] + "\n";
+  char last = kLetters[r.options.size() - 1];
+  p += "\nAnswer with only the letter (A-" + std::string(1, last) + ") of the correct option.";
+  return p;
+}
+
+class MmluProPart : public Part {
+ public:
+  std::string name() const override { return "mmlupro"; }
+
+  Status Prepare(const PartContext& ctx, PreparedPart* out) override {
+    const PartConfig& cfg = *ctx.config;
+    prompt_ = cfg.prompt.empty() ? "letter" : cfg.prompt;
+    extract_ = cfg.extract.empty() ? "first-letter" : cfg.extract;
+    const std::string split = cfg.split.empty() ? "test" : cfg.split;
+    std::string path, sha;
+    if (!ctx.input_override.empty()) {
+      path = ctx.input_override;
+      EVALRUN_RETURN_IF_ERROR(Sha256File(path, &sha));
+    } else {
+      EVALRUN_RETURN_IF_ERROR(VerifyDataFile(ctx.data_dir, "mmlu-pro/" + split + ".jsonl", &path));
+      sha = FindManifestFile("mmlu-pro/" + split + ".jsonl")->sha256;
+    }
+    std::vector<Row> rows;
+    EVALRUN_RETURN_IF_ERROR(LoadRows(path, &rows));
+
+    std::map<std::string, std::vector<const Row*>> shots;
+    std::vector<Row> val;
+    if (prompt_ == "cot-5shot") {
+      std::string vpath;
+      EVALRUN_RETURN_IF_ERROR(VerifyDataFile(ctx.data_dir, "mmlu-pro/validation.jsonl", &vpath));
+      EVALRUN_RETURN_IF_ERROR(LoadRows(vpath, &val));
+      for (const Row& v : val)
+        if (shots[v.category].size() < 5) shots[v.category].push_back(&v);
+    }
+
+    std::vector<std::string> ids, cats;
+    for (const Row& r : rows) {
+      ids.push_back(std::to_string(r.id));
+      cats.push_back(r.category);
+    }
+    const int64_t seed = cfg.seed.value_or(ctx.card->sampling.seed);
+    std::vector<size_t> chosen =
+        StratifiedSample(ids, cats, ctx.all_items ? -1 : cfg.questions, seed);
+    if (ctx.limit >= 0 && chosen.size() > static_cast<size_t>(ctx.limit)) chosen.resize(ctx.limit);
+
+    const int max_tokens = cfg.max_tokens > 0 ? cfg.max_tokens : (prompt_ == "letter" ? 1024 : 4000);
+    for (size_t i : chosen) {
+      const Row& r = rows[i];
+      Item it;
+      it.id = ids[i];
+      it.category = r.category;
+      std::string text;
+      if (prompt_ == "cot-5shot") {
+        auto s = shots.find(r.category);
+        if (s == shots.end())
+          return Status::InvalidInput("mmlu-pro/validation.jsonl: no 5-shot exemplars for category \"" +
+                                      r.category + "\"");
+        text = CotPrompt(r, s->second);
+      } else {
+        text = LetterPrompt(r);
+      }
+      it.prompt.messages.push_back({"user", text});
+      it.prompt.params.max_tokens = max_tokens;
+      it.prompt_sha256 = Sha256Hex(text);
+      it.fields["gold"] = r.answer;
+      it.fields["num_options"] = static_cast<int>(r.options.size());
+      it.score_data = {{"answer", r.answer}, {"num_options", static_cast<int>(r.options.size())}};
+      out->items.push_back(std::move(it));
+    }
+    out->info["dataset"] = {{"file", "mmlu-pro/" + split + ".jsonl"}, {"sha256", sha}, {"rows", rows.size()}};
+    out->info["seed"] = seed;
+    out->info["prompt"] = prompt_;
+    out->info["extract"] = extract_;
+    out->info["max_tokens"] = max_tokens;
+    out->info["questions_requested"] = cfg.questions;
+    nlohmann::json chosen_ids = nlohmann::json::array();
+    for (const Item& it : out->items) chosen_ids.push_back(it.id);
+    out->info["ids"] = chosen_ids;
+    return Status::Ok();
+  }
+
+  void Score(const Item& item, const Completion& a, nlohmann::json* s) const override {
+    const std::string gold = item.score_data.at("answer");
+    const int n = item.score_data.at("num_options");
+    char letter = 0;
+    if (!a.unclosed_think) {
+      letter = extract_ == "official" ? ExtractOfficialMmluPro(a.content) : ExtractFirstLetter(a.content, n);
+    }
+    bool cut = a.finish_reason == "length";
+    (*s)["extracted"] = letter ? nlohmann::json(std::string(1, letter)) : nlohmann::json();
+    (*s)["cut_off"] = cut;
+    (*s)["no_answer"] = !cut && letter == 0;
+    (*s)["correct"] = !cut && letter != 0 && std::string(1, letter) == gold;
+  }
+
+  nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,
+                           const PreparedPart&) const override {
+    return AggregateChoice(samples, failed);
+  }
+
+ private:
+  std::string prompt_ = "letter";
+  std::string extract_ = "first-letter";
+};
+
+}  // namespace
+
+std::unique_ptr<Part> MakeMmluProPart() { return std::make_unique<MmluProPart>(); }
+
+}  // namespace evalrun

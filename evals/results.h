@@ -1,0 +1,43 @@
+// What the parts share when they turn sample lines into results: the common
+// sample fields, counts, binomial stderr and the speeds the server reported.
+#ifndef EVALRUN_EVALS_RESULTS_H_
+#define EVALRUN_EVALS_RESULTS_H_
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evals/part.h"
+#include "evals/types.h"
+
+namespace evalrun {
+
+// The schema tag of results.json (docs: README "Output").
+inline constexpr const char* kResultsSchema = "evalrun.results/1";
+
+// The fields every sample line starts with (before the part's verdict).
+nlohmann::json CommonSampleFields(const Item& item, const CallResult& r);
+
+// The answer as recorded in a sample line (for re-scoring and resume).
+Completion CompletionFromSample(const nlohmann::json& sample);
+
+// sqrt(p (1 - p) / n), 0 for n == 0.
+double BinomialStderr(double p, int n);
+
+// Rounds to `digits` decimals for presentation in JSON (scores keep 6).
+double Round(double x, int digits);
+
+// Adds prompt / decode speeds seen (means of the server's per-request
+// figures, and token-weighted totals) and token counts to `out`.
+void AddSpeeds(const std::vector<nlohmann::json>& samples, nlohmann::json* out);
+
+// For multiple-choice parts: score, n, correct, cut_off, no_answer, failed,
+// stderr, per-category {n, correct, score}, speeds. Samples carry "correct",
+// "cut_off", "no_answer" and "category".
+nlohmann::json AggregateChoice(const std::vector<nlohmann::json>& samples, int failed,
+                               const std::string& category_key = "category");
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_RESULTS_H_

@@ -1,0 +1,58 @@
+// The run directory's files, written so that a crash loses nothing:
+// sample lines are appended whole and fsynced before they count; JSON
+// documents are replaced atomically (temp file + rename).
+#ifndef EVALRUN_EVALS_RUN_FILES_H_
+#define EVALRUN_EVALS_RUN_FILES_H_
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evals/status.h"
+
+namespace evalrun {
+
+// Writes `text` to `path` through "<path>.tmp" + fsync + rename + fsync of
+// the folder.
+Status WriteFileAtomically(const std::string& path, const std::string& text);
+
+// mkdir -p; the Status names the folder that could not be made.
+Status MakeDirs(const std::string& path);
+
+// Appends JSON lines to one file. Each Append writes the whole line with one
+// write(2) and fsyncs before returning. Thread-safe.
+class JsonlAppender {
+ public:
+  JsonlAppender() = default;
+  ~JsonlAppender();
+  JsonlAppender(const JsonlAppender&) = delete;
+  JsonlAppender& operator=(const JsonlAppender&) = delete;
+
+  Status Open(const std::string& path);
+  Status Append(const nlohmann::json& line);
+  void Close();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::mutex mu_;
+  int fd_ = -1;
+  std::string path_;
+};
+
+struct SampleFileContents {
+  std::vector<nlohmann::json> lines;  // complete lines, in file order
+  bool dropped_torn_tail = false;     // a last line without newline / not JSON was cut off
+  std::string torn_tail;              // its bytes, for the message
+};
+
+// Reads a samples.jsonl. A last line that is not complete (no newline, or
+// not valid JSON: a crash in the middle of a write) is cut off the file so
+// it is asked again; any other bad line is an error naming path:line.
+// A missing file yields no lines.
+Status LoadSampleFile(const std::string& path, SampleFileContents* out);
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_RUN_FILES_H_

@@ -1,0 +1,481 @@
+#include "evals/runner.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "datasets/manifest.h"
+#include "evals/card.h"
+#include "evals/client.h"
+#include "evals/jsonl.h"
+#include "evals/json_fields.h"
+#include "evals/near_miss.h"
+#include "evals/part.h"
+#include "evals/progress.h"
+#include "evals/request_pool.h"
+#include "evals/results.h"
+#include "evals/run_files.h"
+#include "evals/server_info.h"
+
+namespace evalrun {
+namespace fs = std::filesystem;
+
+std::string DefaultJobName(const std::string& card_name) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm;
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  return card_name + "-" + buf;
+}
+
+namespace {
+
+std::string UtcNow() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm;
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json HostInfo() {
+  nlohmann::json h;
+  char name[256] = {0};
+  gethostname(name, sizeof name - 1);
+  h["hostname"] = name;
+  struct utsname u;
+  if (uname(&u) == 0) h["kernel"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  h["cpus"] = sysconf(_SC_NPROCESSORS_ONLN);
+  return h;
+}
+
+struct PartRun {
+  std::string name;
+  std::unique_ptr<Part> part;
+  PreparedPart prepared;
+  std::unordered_map<std::string, int> index_by_id;
+  std::string dir;
+};
+
+int Fail(FILE* err, const Status& st, int code) {
+  std::fprintf(err, "evalrun: %s\n", st.message().c_str());
+  return code;
+}
+
+// Resolves the parts asked for against the card. Unknown names and names the
+// card lacks are bad input; parts not built yet are noted and left out.
+Status ResolveParts(const Card& card, const std::vector<std::string>& asked,
+                    std::vector<PartRun>* runs, std::vector<std::string>* notes) {
+  std::vector<std::string> names;
+  if (asked.empty()) {
+    for (const auto& n : KnownPartNames())
+      if (card.FindPart(n)) names.push_back(n);
+  } else {
+    for (const auto& n : asked) {
+      if (std::find(KnownPartNames().begin(), KnownPartNames().end(), n) == KnownPartNames().end())
+        return Status::InvalidInput("--parts: unknown part \"" + n + "\"" + DidYouMean(n, KnownPartNames()));
+      if (!card.FindPart(n))
+        return Status::InvalidInput("--parts: part \"" + n + "\" is not in the card " + card.path +
+                                    " (add parts." + n + " to it)");
+      names.push_back(n);
+    }
+  }
+  for (const auto& n : names) {
+    PartRun r;
+    r.name = n;
+    r.part = MakePart(n);
+    if (!r.part) {
+      notes->push_back("part " + n + " is not available in this build of evalrun; skipped");
+      continue;
+    }
+    runs->push_back(std::move(r));
+  }
+  if (runs->empty()) return Status::InvalidInput("no part to run (card " + card.path + ")");
+  return Status::Ok();
+}
+
+// The card's JSON without the question counts: what must not change for a
+// job to be resumed.
+nlohmann::json RunKey(const Card& card, const std::vector<PartRun>& runs, const ServerProps& props) {
+  nlohmann::json doc = nlohmann::json::parse(card.text, nullptr, false);
+  if (doc.is_object() && doc.contains("parts")) {
+    for (auto& [name, p] : doc["parts"].items()) {
+      if (!p.is_object()) continue;
+      for (const char* k : {"questions", "prompts", "samples_per_task"}) p.erase(k);
+    }
+  }
+  doc.erase("name");
+  nlohmann::json key;
+  key["card"] = doc;
+  nlohmann::json ds = nlohmann::json::object();
+  for (const auto& r : runs)
+    if (r.prepared.info.contains("dataset")) ds[r.name] = r.prepared.info["dataset"].value("sha256", "");
+  key["datasets"] = ds;
+  key["build_info"] = props.build_info;
+  key["model_path"] = props.model_path;
+  return key;
+}
+
+// Re-scores saved sample lines with the current scorer (lines for ids not in
+// the prepared items are left out) and returns them in item order.
+std::vector<nlohmann::json> RescoreLines(const PartRun& r, const std::vector<nlohmann::json>& lines) {
+  std::map<int, nlohmann::json> by_index;
+  for (const auto& line : lines) {
+    auto it = r.index_by_id.find(line.value("id", std::string()));
+    if (it == r.index_by_id.end()) continue;
+    nlohmann::json s = line;
+    r.part->Score(r.prepared.items[it->second], CompletionFromSample(line), &s);
+    by_index[it->second] = std::move(s);
+  }
+  std::vector<nlohmann::json> out;
+  for (auto& [i, s] : by_index) out.push_back(std::move(s));
+  return out;
+}
+
+Status WriteResults(const std::string& job_dir, const Card& card, const std::string& job,
+                    const nlohmann::json& parts_done, const nlohmann::json& extra) {
+  nlohmann::json res;
+  std::string old_text;
+  const std::string path = job_dir + "/results.json";
+  if (ReadFileToString(path, &old_text).ok()) {
+    auto old = nlohmann::json::parse(old_text, nullptr, false);
+    if (!old.is_discarded() && old.is_object()) res = old;
+  }
+  res["schema"] = kResultsSchema;
+  res["job"] = job;
+  res["card"] = {{"name", card.name}, {"path", card.path}, {"sha256", card.sha256}};
+  res["model"] = card.model;
+  res["engine"] = card.engine;
+  res["hardware"] = card.hardware_raw;
+  res["sampling"] = {{"temperature", card.sampling.temperature}, {"top_k", card.sampling.top_k},
+                     {"top_p", card.sampling.top_p}, {"seed", card.sampling.seed}};
+  res["thinking"] = card.thinking;
+  if (!res.contains("parts") || !res["parts"].is_object()) res["parts"] = nlohmann::json::object();
+  for (auto& [k, v] : parts_done.items()) res["parts"][k] = v;
+  for (auto& [k, v] : extra.items()) res[k] = v;
+  return WriteFileAtomically(path, res.dump(2) + "\n");
+}
+
+void PrintTable(FILE* out, const std::vector<PartRun>& runs, const nlohmann::json& parts) {
+  std::fprintf(out, "\n%-10s %8s %6s %8s %8s %8s %7s\n", "part", "score", "n", "stderr", "cut_off",
+               "no_ans", "failed");
+  for (const auto& r : runs) {
+    if (!parts.contains(r.name)) continue;
+    const auto& p = parts[r.name];
+    auto num = [&](const char* k) { return p.contains(k) && p[k].is_number() ? p[k].get<double>() : 0.0; };
+    std::fprintf(out, "%-10s %7.2f%% %6d %7.2f%% %8d %8d %7d\n", r.name.c_str(), 100 * num("score"),
+                 static_cast<int>(num("n")), 100 * num("stderr"), static_cast<int>(num("cut_off")),
+                 static_cast<int>(num("no_answer")), static_cast<int>(num("failed")));
+  }
+}
+
+std::vector<PartRun>* g_unused = nullptr;
+
+}  // namespace
+
+int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
+  Card card;
+  Status st = LoadCard(opts.card_path, &card);
+  if (!st.ok()) return Fail(err, st, kExitBadInput);
+  if (!opts.base_url.empty()) {
+    card.server.base_url = opts.base_url;
+    while (!card.server.base_url.empty() && card.server.base_url.back() == '/') card.server.base_url.pop_back();
+  }
+  std::vector<PartRun> runs;
+  std::vector<std::string> notes;
+  st = ResolveParts(card, opts.parts, &runs, &notes);
+  if (!st.ok()) return Fail(err, st, kExitBadInput);
+  for (const auto& n : notes) std::fprintf(err, "evalrun: note: %s\n", n.c_str());
+
+  const std::string data_dir = opts.data_dir.empty() ? DefaultDataDir() : opts.data_dir;
+  const std::string job = opts.job.empty() ? DefaultJobName(card.name) : opts.job;
+  if (job.find('/') != std::string::npos || job == "." || job == "..")
+    return Fail(err, Status::InvalidInput("--job: a job name may not contain '/'"), kExitBadInput);
+  const std::string job_dir = opts.out_dir + "/" + job;
+
+  // Resume or new: an existing job is continued, never overwritten.
+  std::string old_run_text;
+  const bool resuming = ReadFileToString(job_dir + "/run.json", &old_run_text).ok();
+  if (!resuming && fs::exists(job_dir) && !fs::is_empty(job_dir))
+    return Fail(err, Status::InvalidInput(job_dir + ": exists and is not an evalrun job (no run.json); "
+                                          "choose another --job or --out"), kExitBadInput);
+  st = MakeDirs(job_dir);
+  if (!st.ok()) return Fail(err, Status::InvalidInput(st.message() + " (--out " + opts.out_dir + ")"), kExitBadInput);
+  if (access(job_dir.c_str(), W_OK) != 0)
+    return Fail(err, Status::InvalidInput(job_dir + ": output folder is not writable"), kExitBadInput);
+
+  std::string token;
+  if (!card.server.api_key_env.empty()) {
+    const char* t = std::getenv(card.server.api_key_env.c_str());
+    if (!t || !*t)
+      return Fail(err, Status::InvalidInput(card.path + ": server.api_key_env: the environment variable " +
+                                            card.server.api_key_env + " is not set"), kExitBadInput);
+    token = t;
+  }
+
+  // Everything that needs no server is validated before any request.
+  PartContext base;
+  base.card = &card;
+  base.data_dir = data_dir;
+  base.limit = opts.limit;
+  for (auto& r : runs) {
+    if (r.part->NeedsTokenizer()) continue;
+    PartContext ctx = base;
+    ctx.config = card.FindPart(r.name);
+    st = r.part->Prepare(ctx, &r.prepared);
+    if (!st.ok()) return Fail(err, st.Prefixed("part " + r.name), kExitBadInput);
+  }
+
+  const std::string origin = card.server.Origin();
+  auto transport = MakeHttpTransport(origin, token);
+  std::string log;
+  std::fprintf(err, "evalrun: waiting for %s (up to %.0f s)\n", origin.c_str(), card.server.ready_timeout_s);
+  st = WaitUntilReady(transport.get(), card.server, card.server.ready_timeout_s, cancel, &log);
+  if (!log.empty()) std::fprintf(err, "evalrun: %s", log.c_str());
+  if (st.code() == Status::Code::kCancelled) return Fail(err, st, kExitInterrupted);
+  if (!st.ok()) return Fail(err, st, kExitUnreachable);
+  ServerProps props;
+  st = FetchServerProps(transport.get(), card.server, &props);
+  if (!st.ok()) return Fail(err, st, kExitUnreachable);
+
+  int slots = card.server.slots;
+  if (slots == 0) {
+    if (props.total_slots <= 0)
+      return Fail(err, Status::InvalidInput(card.path + ": server.slots is \"auto\" but " + origin +
+                                            "/props gives no total_slots; set server.slots to a number"),
+                  kExitBadInput);
+    slots = props.total_slots;
+  } else if (props.total_slots > 0 && props.total_slots != slots) {
+    std::fprintf(err, "evalrun: warning: the card says %d slots but the server has %d (GET /props total_slots); "
+                 "using %d\n", slots, props.total_slots, slots);
+  }
+
+  for (auto& r : runs) {
+    if (!r.part->NeedsTokenizer()) continue;
+    // Parts that size prompts with the server's tokenizer are prepared now.
+    PartContext ctx = base;
+    ctx.config = card.FindPart(r.name);
+    st = r.part->Prepare(ctx, &r.prepared);
+    if (!st.ok()) return Fail(err, st.Prefixed("part " + r.name), kExitBadInput);
+  }
+  for (auto& r : runs) {
+    for (size_t i = 0; i < r.prepared.items.size(); ++i) r.index_by_id[r.prepared.items[i].id] = static_cast<int>(i);
+    for (const auto& n : r.prepared.notes) std::fprintf(err, "evalrun: %s: %s\n", r.name.c_str(), n.c_str());
+    r.dir = job_dir + "/" + r.name;
+  }
+
+  nlohmann::json run_key = RunKey(card, runs, props);
+  nlohmann::json run_json;
+  if (resuming) {
+    run_json = nlohmann::json::parse(old_run_text, nullptr, false);
+    if (run_json.is_discarded() || !run_json.is_object())
+      return Fail(err, Status::InvalidInput(job_dir + "/run.json: not valid JSON; cannot resume"), kExitBadInput);
+    if (run_json.value("run_key", nlohmann::json()) != run_key && !opts.force_resume) {
+      return Fail(err, Status::InvalidInput(
+                      job_dir + ": the job was started with another card, dataset or server build/model "
+                      "(run key differs); refusing to resume. Use another --job, or --force-resume to continue anyway"),
+                  kExitBadInput);
+    }
+    std::fprintf(err, "evalrun: resuming job %s\n", job.c_str());
+  } else {
+    run_json["card"] = nlohmann::json::parse(card.text, nullptr, false);
+    run_json["card_path"] = card.path;
+    run_json["card_sha256"] = card.sha256;
+    run_json["evalrun"] = {{"version", EVALRUN_VERSION}, {"git_sha", EVALRUN_GIT_SHA}};
+    run_json["host"] = HostInfo();
+    run_json["started_utc"] = UtcNow();
+  }
+  run_json["run_key"] = run_key;
+  run_json["server"] = props.ToJson();
+  run_json["server"]["base_url"] = card.server.base_url;
+  run_json["slots"] = slots;
+  run_json["data_dir"] = data_dir;
+  if (!resuming) {
+    st = WriteFileAtomically(job_dir + "/run.json", run_json.dump(2) + "\n");
+    if (!st.ok()) return Fail(err, st, kExitBadInput);
+  }
+
+  RetryPolicy retry;
+  retry.retries = card.server.retries;
+  ClientFactory make_client = [&]() -> std::unique_ptr<Client> {
+    return std::make_unique<OpenAiClient>(MakeHttpTransport(origin, token), card.server, retry, cancel);
+  };
+
+  const bool tty = isatty(fileno(err));
+  nlohmann::json parts_done = nlohmann::json::object();
+  int total_failed = 0;
+  bool interrupted = false;
+  for (auto& r : runs) {
+    if (cancel->cancelled()) break;
+    st = MakeDirs(r.dir);
+    if (!st.ok()) return Fail(err, st, kExitBadInput);
+    SampleFileContents existing;
+    st = LoadSampleFile(r.dir + "/samples.jsonl", &existing);
+    if (!st.ok()) return Fail(err, st, kExitBadInput);
+    if (existing.dropped_torn_tail)
+      std::fprintf(err, "evalrun: %s: dropped a torn last line of samples.jsonl (a crash mid-write); "
+                   "that question is asked again\n", r.name.c_str());
+    std::set<std::string> answered;
+    for (const auto& l : existing.lines) answered.insert(l.value("id", std::string()));
+
+    std::vector<Prompt> prompts;
+    std::vector<size_t> order;
+    for (size_t i = 0; i < r.prepared.items.size(); ++i) {
+      prompts.push_back(r.prepared.items[i].prompt);
+      if (!answered.count(r.prepared.items[i].id)) order.push_back(i);
+    }
+    JsonlAppender samples, failures;
+    st = samples.Open(r.dir + "/samples.jsonl");
+    if (st.ok()) st = failures.Open(r.dir + "/failed.jsonl");
+    if (!st.ok()) return Fail(err, st, kExitBadInput);
+
+    RequestPool pool(slots, make_client);
+    Progress progress(r.name, static_cast<int>(r.prepared.items.size()),
+                      static_cast<int>(r.prepared.items.size() - order.size()), slots, &pool.stats(), err, tty);
+    progress.Start();
+    std::vector<nlohmann::json> lines = existing.lines;
+    int failed = 0;
+    Status write_error;
+    pool.Run(prompts, order, [&](size_t i, const CallResult& res) {
+      const Item& item = r.prepared.items[i];
+      if (res.status == CallStatus::kCancelled) return;
+      if (res.status == CallStatus::kFailed) {
+        ++failed;
+        nlohmann::json f = {{"id", item.id}, {"error", res.error}, {"attempts", res.attempts},
+                            {"http_status", res.http_status}, {"time_utc", UtcNow()}};
+        Status ws = failures.Append(f);
+        if (!ws.ok() && write_error.ok()) write_error = ws;
+        progress.OnAnswer(0, false, true);
+        return;
+      }
+      nlohmann::json s = CommonSampleFields(item, res);
+      r.part->Score(item, res.completion, &s);
+      Status ws = samples.Append(s);
+      if (!ws.ok()) {
+        if (write_error.ok()) write_error = ws;
+        cancel->Cancel();  // nothing more is asked when answers cannot be kept
+        return;
+      }
+      lines.push_back(s);
+      double score = s.contains("score") && s["score"].is_number() ? s["score"].get<double>()
+                     : s.value("correct", false) ? 1.0 : 0.0;
+      progress.OnAnswer(score, s.value("cut_off", false), false);
+    }, cancel);
+    progress.Finish();
+    if (!write_error.ok()) return Fail(err, write_error, kExitIncomplete);
+
+    std::vector<nlohmann::json> scored = RescoreLines(r, lines);
+    nlohmann::json result = r.part->Aggregate(scored, failed, r.prepared);
+    result["info"] = r.prepared.info;
+    result["planned"] = r.prepared.items.size();
+    result["complete"] = scored.size() == r.prepared.items.size();
+    result["max_in_flight"] = pool.stats().max_in_flight.load();
+    result["slots"] = slots;
+    parts_done[r.name] = result;
+    total_failed += failed;
+    if (cancel->cancelled()) interrupted = true;
+    nlohmann::json extra = {{"finished_utc", UtcNow()}, {"server", props.ToJson()}};
+    st = WriteResults(job_dir, card, job, parts_done, extra);
+    if (!st.ok()) return Fail(err, st, kExitIncomplete);
+  }
+  PrintTable(out, runs, parts_done);
+  std::fprintf(out, "\nresults: %s/results.json\n", job_dir.c_str());
+  if (interrupted || cancel->cancelled()) {
+    std::fprintf(err, "evalrun: interrupted; answers are kept. Resume with the same command and --job %s\n",
+                 job.c_str());
+    return kExitInterrupted;
+  }
+  if (total_failed > card.max_failed) {
+    std::fprintf(err, "evalrun: %d requests failed (tolerance max_failed = %d); see */failed.jsonl. "
+                 "Run the same command with --job %s to ask them again\n", total_failed, card.max_failed, job.c_str());
+    return kExitIncomplete;
+  }
+  (void)g_unused;
+  return kExitOk;
+}
+
+int ScoreJob(const ScoreOptions& opts, FILE* out, FILE* err) {
+  Card card;
+  Status st = LoadCard(opts.card_path, &card);
+  if (!st.ok()) return Fail(err, st, kExitBadInput);
+  std::vector<PartRun> runs;
+  std::vector<std::string> notes;
+  st = ResolveParts(card, {opts.part}, &runs, &notes);
+  if (!st.ok()) return Fail(err, st, kExitBadInput);
+  PartRun& r = runs[0];
+  if (r.part->NeedsTokenizer())
+    return Fail(err, Status::InvalidInput("part " + r.name + " cannot be re-scored without its prompts' server; "
+                                          "re-score a run folder instead"), kExitBadInput);
+  PartContext ctx;
+  ctx.card = &card;
+  ctx.config = card.FindPart(r.name);
+  ctx.data_dir = opts.data_dir.empty() ? DefaultDataDir() : opts.data_dir;
+  ctx.all_items = true;
+  ctx.input_override = opts.input_path;
+  st = r.part->Prepare(ctx, &r.prepared);
+  if (!st.ok()) return Fail(err, st.Prefixed("part " + r.name), kExitBadInput);
+  for (size_t i = 0; i < r.prepared.items.size(); ++i) r.index_by_id[r.prepared.items[i].id] = static_cast<int>(i);
+
+  std::string text;
+  st = ReadFileToString(opts.responses_path, &text);
+  if (!st.ok()) return Fail(err, st, kExitBadInput);
+  std::map<int, nlohmann::json> by_index;
+  st = ParseJsonl(text, opts.responses_path, [&](int line, const nlohmann::json& j) {
+    std::string where = opts.responses_path + ":" + std::to_string(line);
+    if (!j.is_object()) return Status::InvalidInput(where + ": expected a JSON object");
+    int idx = r.part->FindItem(j, r.prepared, r.index_by_id);
+    if (idx < 0)
+      return Status::InvalidInput(where + ": no question of part " + r.name + " matches this line (id " +
+                                  (j.contains("id") ? j["id"].dump() : std::string("missing")) + ")");
+    if (!j.contains("response") || !j["response"].is_string())
+      return Status::InvalidInput(where + ": response: expected a string");
+    CallResult res;
+    res.status = CallStatus::kOk;
+    res.completion.content = j["response"].get<std::string>();
+    res.completion.finish_reason = j.value("finish_reason", std::string("stop"));
+    res.completion.reasoning = j.value("reasoning", std::string());
+    const Item& item = r.prepared.items[idx];
+    nlohmann::json s = CommonSampleFields(item, res);
+    s.erase("latency_ms");
+    s.erase("attempts");
+    r.part->Score(item, res.completion, &s);
+    by_index[idx] = std::move(s);
+    return Status::Ok();
+  });
+  if (!st.ok()) return Fail(err, st, kExitBadInput);
+
+  const std::string job = opts.job.empty() ? DefaultJobName(card.name + "-score") : opts.job;
+  const std::string job_dir = opts.out_dir + "/" + job;
+  const std::string part_dir = job_dir + "/" + r.name;
+  if (fs::exists(part_dir + "/samples.jsonl"))
+    return Fail(err, Status::InvalidInput(part_dir + "/samples.jsonl exists; choose another --job"), kExitBadInput);
+  st = MakeDirs(part_dir);
+  if (!st.ok()) return Fail(err, Status::InvalidInput(st.message()), kExitBadInput);
+  std::string body;
+  std::vector<nlohmann::json> scored;
+  for (auto& [i, s] : by_index) {
+    body += DumpLine(s) + "\n";
+    scored.push_back(s);
+  }
+  st = WriteFileAtomically(part_dir + "/samples.jsonl", body);
+  if (!st.ok()) return Fail(err, st, kExitBadInput);
+  nlohmann::json result = r.part->Aggregate(scored, 0, r.prepared);
+  result["info"] = r.prepared.info;
+  result["info"].erase("ids");
+  result["responses"] = opts.responses_path;
+  nlohmann::json parts_done = {{r.name, result}};
+  st = WriteResults(job_dir, card, job, parts_done, {{"scored_utc", UtcNow()}});
+  if (!st.ok()) return Fail(err, st, kExitBadInput);
+  PrintTable(out, runs, parts_done);
+  std::fprintf(out, "\nresults: %s/results.json\n", job_dir.c_str());
+  return kExitOk;
+}
+
+}  // namespace evalrun
