@@ -25,6 +25,7 @@ class SignalWatcher {
     sigemptyset(&set_);
     sigaddset(&set_, SIGINT);
     sigaddset(&set_, SIGTERM);
+    sigaddset(&set_, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, &set_, nullptr);  // inherited by every thread started later
     thread_ = std::thread([this] {
       int count = 0;
@@ -44,8 +45,6 @@ class SignalWatcher {
         }
       }
     });
-    sigaddset(&set_, SIGUSR2);
-    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
   }
   ~SignalWatcher() {
     pthread_kill(thread_.native_handle(), SIGUSR2);

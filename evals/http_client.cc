@@ -40,10 +40,22 @@ class HttplibTransport : public HttpTransport {
     client_.set_write_timeout(us);
   }
 
+  static std::string Describe(httplib::Error e) {
+    switch (e) {
+      case httplib::Error::Connection: return "could not connect (connection refused or host unreachable)";
+      case httplib::Error::Read: return "connection closed or reset while reading the reply (or read timeout)";
+      case httplib::Error::Write: return "connection closed while sending the request";
+      case httplib::Error::ConnectionTimeout: return "connection timeout";
+      case httplib::Error::SSLConnection: return "TLS connection failed";
+      case httplib::Error::SSLServerVerification: return "TLS server certificate not trusted";
+      default: return "HTTP transport error: " + httplib::to_string(e);
+    }
+  }
+
   static HttpResponse Convert(const httplib::Result& r) {
     HttpResponse out;
     if (!r) {
-      out.error = httplib::to_string(r.error());
+      out.error = Describe(r.error());
       return out;
     }
     out.status = r->status;

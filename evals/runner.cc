@@ -176,7 +176,16 @@ void PrintTable(FILE* out, const std::vector<PartRun>& runs, const nlohmann::jso
   }
 }
 
-std::vector<PartRun>* g_unused = nullptr;
+// The method's fixed rules, applied to every request: the card's sampling
+// (greedy by default) and the thinking switch.
+Prompt WithCardSampling(Prompt p, const Card& card) {
+  p.params.temperature = card.sampling.temperature;
+  p.params.top_k = card.sampling.top_k;
+  p.params.top_p = card.sampling.top_p;
+  p.params.seed = card.sampling.seed;
+  p.params.enable_thinking = card.thinking;
+  return p;
+}
 
 }  // namespace
 
@@ -328,7 +337,7 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     std::vector<Prompt> prompts;
     std::vector<size_t> order;
     for (size_t i = 0; i < r.prepared.items.size(); ++i) {
-      prompts.push_back(r.prepared.items[i].prompt);
+      prompts.push_back(WithCardSampling(r.prepared.items[i].prompt, card));
       if (!answered.count(r.prepared.items[i].id)) order.push_back(i);
     }
     JsonlAppender samples, failures;
@@ -397,7 +406,6 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
                  "Run the same command with --job %s to ask them again\n", total_failed, card.max_failed, job.c_str());
     return kExitIncomplete;
   }
-  (void)g_unused;
   return kExitOk;
 }
 

@@ -99,9 +99,14 @@ std::string StripMarkdownEmphasis(std::string_view text) {
     char c = text[i];
     if (c == '*') continue;
     if (c == '_') {
-      // '_' inside a word (snake_case) stays; at a word edge it is emphasis.
-      bool inner = WordBefore(text, i) && WordAfter(text, i + 1);
-      if (!inner) continue;
+      // A run of '_' inside a word (snake_case) stays; at a word edge it is
+      // emphasis ("__F__", "_F_"). The run is judged as a whole, since '_'
+      // is itself a word character.
+      size_t end = i;
+      while (end < text.size() && text[end] == '_') ++end;
+      if (WordBefore(text, i) && WordAfter(text, end)) out.append(text.substr(i, end - i));
+      i = end - 1;
+      continue;
     }
     out.push_back(c);
   }
@@ -144,5 +149,11 @@ char ExtractOfficialMmluPro(std::string_view response) {
 }
 
 char ExtractOfficialMmluProNoCleanup(std::string_view response) { return OfficialChain(response); }
+
+char ExtractMmluProAnswerIsOnly(std::string_view response) {
+  static const RE2 kAnswerIs("answer is \\(?([A-J])\\)?");
+  std::string letter;
+  return RE2::PartialMatch(response, kAnswerIs, &letter) ? letter[0] : 0;
+}
 
 }  // namespace evalrun

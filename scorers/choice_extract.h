@@ -35,6 +35,12 @@ char ExtractOfficialMmluPro(std::string_view response);
 // which produced some of the published predictions).
 char ExtractOfficialMmluProNoCleanup(std::string_view response);
 
+// TIGER-AI-Lab/MMLU-Pro run_gpt4o.py / run_deepseek.py, which produced the
+// published gpt4o and deepseek predictions: only
+// re.search(r"answer is \(?([ABCDEFGHIJ])\)?") on the raw response, no
+// clean-up and no fallback.
+char ExtractMmluProAnswerIsOnly(std::string_view response);
+
 // True when the code point is a word character of Python 3's `re` for str
 // patterns (str.isalnum() or '_'): letters and numbers of every script.
 bool IsPythonWordChar(char32_t cp);

@@ -1,0 +1,325 @@
+#include "tests/support/fake_server.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <condition_variable>
+
+namespace evalrun::testing {
+
+int FakeTokenCount(std::string_view text) {
+  int n = 0;
+  bool in_word = false;
+  for (unsigned char c : text) {
+    bool word = std::isalnum(c) || c >= 0x80;
+    if (word) {
+      if (!in_word) ++n;
+      in_word = true;
+    } else {
+      in_word = false;
+      if (!std::isspace(c)) ++n;
+    }
+  }
+  return n;
+}
+
+std::string FakeApplyTemplate(const nlohmann::json& messages) {
+  std::string out;
+  for (const auto& m : messages)
+    out += "<|im_start|>" + m.value("role", std::string()) + "\n" + m.value("content", std::string()) +
+           "<|im_end|>\n";
+  return out + "<|im_start|>assistant\n";
+}
+
+struct FakeServer::Impl {
+  httplib::Server http;
+  std::thread thread;
+  std::mutex mu;
+  std::condition_variable cv;
+  FakeServerOptions opts;
+  Responder responder;
+  int running = 0;
+  int waiting = 0;
+  int health_seen = 0;
+  uint64_t overflow_generation = 0;
+  std::vector<nlohmann::json> requests;
+};
+
+namespace {
+
+std::string ErrorBody(int code, const std::string& msg, const std::string& type) {
+  return nlohmann::json{{"error", {{"code", code}, {"message", msg}, {"type", type}}}}.dump();
+}
+
+void SetMax(std::atomic<int>& m, int v) {
+  int seen = m.load();
+  while (v > seen && !m.compare_exchange_weak(seen, v)) {
+  }
+}
+
+}  // namespace
+
+FakeServer::FakeServer(FakeServerOptions opts) : impl_(std::make_unique<Impl>()) {
+  impl_->opts = opts;
+  impl_->responder = [](const nlohmann::json&) { return FakeReply{"A", "", "stop"}; };
+}
+
+FakeServer::~FakeServer() { Stop(); }
+
+void FakeServer::SetResponder(Responder r) {
+  std::lock_guard<std::mutex> l(impl_->mu);
+  impl_->responder = std::move(r);
+}
+
+void FakeServer::SetOptions(const FakeServerOptions& o) {
+  std::lock_guard<std::mutex> l(impl_->mu);
+  impl_->opts = o;
+}
+
+std::vector<nlohmann::json> FakeServer::requests() const {
+  std::lock_guard<std::mutex> l(impl_->mu);
+  return impl_->requests;
+}
+
+bool FakeServer::Start() {
+  Impl* im = impl_.get();
+  im->http.new_task_queue = [] { return new httplib::ThreadPool(48); };
+
+  im->http.Get("/health", [this, im](const httplib::Request&, httplib::Response& res) {
+    ++health_requests_;
+    std::lock_guard<std::mutex> l(im->mu);
+    if (im->health_seen++ < im->opts.health_503_count) {
+      res.status = 503;
+      res.set_content(ErrorBody(503, "Loading model", "unavailable_error"), "application/json");
+      return;
+    }
+    res.set_content("{\"status\":\"ok\"}", "application/json");
+  });
+
+  im->http.Get("/props", [im](const httplib::Request&, httplib::Response& res) {
+    std::lock_guard<std::mutex> l(im->mu);
+    if (!im->opts.props_endpoint) {
+      res.status = 404;
+      res.set_content(ErrorBody(404, "File Not Found", "not_found_error"), "application/json");
+      return;
+    }
+    nlohmann::json p;
+    p["default_generation_settings"] = {{"n_ctx", im->opts.n_ctx}, {"params", {{"seed", 4294967295u}}}};
+    p["total_slots"] = im->opts.slots;
+    p["model_alias"] = im->opts.model_path;
+    p["model_path"] = im->opts.model_path;
+    p["build_info"] = im->opts.build_info;
+    p["chat_template"] = "{%- for message in messages -%}chatml{%- endfor -%}";
+    p["endpoint_slots"] = true;
+    res.set_content(p.dump(), "application/json");
+  });
+
+  auto models = [im](const httplib::Request&, httplib::Response& res) {
+    std::lock_guard<std::mutex> l(im->mu);
+    nlohmann::json m = {{"object", "list"},
+                        {"data", {{{"id", im->opts.model_path}, {"object", "model"}, {"owned_by", "llamacpp"}}}}};
+    res.set_content(m.dump(), "application/json");
+  };
+  im->http.Get("/v1/models", models);
+  im->http.Get("/models", models);
+
+  im->http.Post("/tokenize", [this, im](const httplib::Request& req, httplib::Response& res) {
+    ++tokenize_requests_;
+    int delay;
+    {
+      std::lock_guard<std::mutex> l(im->mu);
+      if (!im->opts.tokenize_endpoints) {
+        res.status = 404;
+        res.set_content(ErrorBody(404, "File Not Found", "not_found_error"), "application/json");
+        return;
+      }
+      delay = im->opts.tokenize_delay_ms;
+    }
+    if (delay) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+    auto j = nlohmann::json::parse(req.body, nullptr, false);
+    if (j.is_discarded() || !j.contains("content") || !j["content"].is_string()) {
+      res.status = 400;
+      res.set_content(ErrorBody(400, "\"content\" must be provided", "invalid_request_error"), "application/json");
+      return;
+    }
+    int n = FakeTokenCount(j["content"].get<std::string>());
+    // llama-server adds BOS when add_special is true (the default).
+    if (j.value("add_special", false)) ++n;
+    nlohmann::json toks = nlohmann::json::array();
+    for (int i = 0; i < n; ++i) toks.push_back(100 + i % 300);
+    res.set_content(nlohmann::json{{"tokens", toks}}.dump(), "application/json");
+  });
+
+  im->http.Post("/apply-template", [this, im](const httplib::Request& req, httplib::Response& res) {
+    ++tokenize_requests_;
+    int delay;
+    {
+      std::lock_guard<std::mutex> l(im->mu);
+      if (!im->opts.tokenize_endpoints) {
+        res.status = 404;
+        res.set_content(ErrorBody(404, "File Not Found", "not_found_error"), "application/json");
+        return;
+      }
+      delay = im->opts.tokenize_delay_ms;
+    }
+    if (delay) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+    auto j = nlohmann::json::parse(req.body, nullptr, false);
+    if (j.is_discarded() || !j.contains("messages")) {
+      res.status = 400;
+      res.set_content(ErrorBody(400, "\"messages\" must be provided", "invalid_request_error"), "application/json");
+      return;
+    }
+    res.set_content(nlohmann::json{{"prompt", FakeApplyTemplate(j["messages"])}}.dump(), "application/json");
+  });
+
+  im->http.Post("/v1/chat/completions", [this, im](const httplib::Request& req, httplib::Response& res) {
+    ++chat_requests_;
+    auto body = nlohmann::json::parse(req.body, nullptr, false);
+    if (body.is_discarded()) {
+      res.status = 500;
+      res.set_content(ErrorBody(500, "[json.exception.parse_error.101] parse error", "server_error"),
+                      "application/json");
+      return;
+    }
+    if (!body.contains("messages")) {
+      res.status = 400;
+      res.set_content(ErrorBody(400, "'messages' is required", "invalid_request_error"), "application/json");
+      return;
+    }
+    Responder responder;
+    int slots;
+    {
+      std::lock_guard<std::mutex> l(im->mu);
+      im->requests.push_back(body);
+      responder = im->responder;
+      slots = im->opts.slots;
+    }
+    FakeReply reply = responder(body);
+
+    // Take a slot; requests beyond the slots wait, as in llama-server.
+    uint64_t generation;
+    {
+      std::unique_lock<std::mutex> l(im->mu);
+      ++im->waiting;
+      SetMax(max_waiting_, im->waiting - std::max(0, slots - im->running));
+      im->cv.wait(l, [&] { return im->running < slots; });
+      --im->waiting;
+      ++im->running;
+      SetMax(max_running_, im->running);
+      if (reply.fault == Fault::kContextOverflow) ++im->overflow_generation;
+      generation = im->overflow_generation;
+    }
+    auto release = [&] {
+      std::lock_guard<std::mutex> l(im->mu);
+      --im->running;
+      im->cv.notify_all();
+    };
+    auto overflow = [&] {
+      res.status = 500;
+      res.set_content(ErrorBody(500, "Context size has been exceeded.", "server_error"), "application/json");
+    };
+    if (reply.fault == Fault::kContextOverflow) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      release();
+      overflow();
+      return;
+    }
+    // Service time, in small steps so a context overflow reaches the running ones.
+    int wait_ms = reply.fault == Fault::kHang ? reply.hang_ms : reply.delay_ms;
+    for (int waited = 0; waited < wait_ms; waited += 5) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5, wait_ms - waited)));
+      std::lock_guard<std::mutex> l(im->mu);
+      if (im->overflow_generation != generation) break;
+    }
+    bool overflowed;
+    {
+      std::lock_guard<std::mutex> l(im->mu);
+      overflowed = im->overflow_generation != generation;
+    }
+    release();
+    if (overflowed) return overflow();
+
+    const std::string prompt_text = FakeApplyTemplate(body["messages"]);
+    const int prompt_tokens = FakeTokenCount(prompt_text) + 1;
+    std::string content = reply.content;
+    if (reply.fault == Fault::kHugeBody) content = std::string(20 * 1024 * 1024, 'x');
+    const int completion_tokens = reply.completion_tokens >= 0 ? reply.completion_tokens
+                                                               : std::max(1, FakeTokenCount(content));
+    nlohmann::json msg = {{"role", "assistant"}, {"content", content}};
+    if (!reply.reasoning_content.empty()) msg["reasoning_content"] = reply.reasoning_content;
+    nlohmann::json out;
+    out["choices"] = {{{"finish_reason", reply.finish_reason}, {"index", 0}, {"message", msg}}};
+    out["created"] = 1796009101;
+    out["model"] = body.value("model", std::string("models/fake.gguf"));
+    out["system_fingerprint"] = "b10470-34af94c";
+    out["object"] = "chat.completion";
+    out["usage"] = {{"completion_tokens", completion_tokens},
+                    {"prompt_tokens", prompt_tokens},
+                    {"total_tokens", completion_tokens + prompt_tokens},
+                    {"prompt_tokens_details", {{"cached_tokens", 0}}}};
+    out["id"] = "chatcmpl-fake";
+    double pms = std::max(1.0, prompt_tokens * 0.1), dms = std::max(1.0, reply.delay_ms * 1.0);
+    out["timings"] = {{"cache_n", 0}, {"prompt_n", prompt_tokens}, {"prompt_ms", pms},
+                      {"prompt_per_token_ms", pms / prompt_tokens}, {"prompt_per_second", prompt_tokens / pms * 1000},
+                      {"predicted_n", completion_tokens}, {"predicted_ms", dms},
+                      {"predicted_per_token_ms", dms / completion_tokens},
+                      {"predicted_per_second", completion_tokens / dms * 1000}};
+    switch (reply.fault) {
+      case Fault::kHttp500:
+        res.status = 500;
+        res.set_content(ErrorBody(500, "Internal server error", "server_error"), "application/json");
+        return;
+      case Fault::kHttp503:
+        res.status = 503;
+        res.set_content(ErrorBody(503, "Loading model", "unavailable_error"), "application/json");
+        return;
+      case Fault::kHttp429:
+        res.status = 429;
+        res.set_content(ErrorBody(429, "Too many requests", "rate_limit_error"), "application/json");
+        return;
+      case Fault::kHttp400:
+        res.status = 400;
+        res.set_content(ErrorBody(400, "bad request", "invalid_request_error"), "application/json");
+        return;
+      case Fault::kMalformedJson:
+        res.set_content("{\"choices\":[{\"finish_reason\":\"stop\",\"message\":{\"content\":\"A", "application/json");
+        return;
+      case Fault::kEmptyChoices:
+        out["choices"] = nlohmann::json::array();
+        break;
+      case Fault::kErrorIn200:
+        out = nlohmann::json{{"error", {{"code", 500}, {"message", "slot failed"}, {"type", "server_error"}}}};
+        break;
+      case Fault::kResetMidBody: {
+        auto text = std::make_shared<std::string>(out.dump());
+        res.set_content_provider(text->size(), "application/json",
+                                 [text](size_t offset, size_t, httplib::DataSink& sink) {
+                                   if (offset == 0) {
+                                     sink.write(text->data(), text->size() / 2);
+                                     return true;
+                                   }
+                                   return false;  // close mid-body
+                                 });
+        return;
+      }
+      default:
+        break;
+    }
+    res.set_content(out.dump(), "application/json");
+  });
+
+  port_ = im->http.bind_to_any_port("127.0.0.1");
+  if (port_ <= 0) return false;
+  im->thread = std::thread([im] { im->http.listen_after_bind(); });
+  for (int i = 0; i < 200 && !im->http.is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return im->http.is_running();
+}
+
+void FakeServer::Stop() {
+  if (!impl_) return;
+  if (impl_->http.is_running()) impl_->http.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+}  // namespace evalrun::testing
