@@ -308,7 +308,12 @@ bool FakeServer::Start() {
     res.set_content(out.dump(), "application/json");
   });
 
-  port_ = im->http.bind_to_any_port("127.0.0.1");
+  if (im->opts.port > 0) {
+    if (!im->http.bind_to_port("127.0.0.1", im->opts.port)) return false;
+    port_ = im->opts.port;
+  } else {
+    port_ = im->http.bind_to_any_port("127.0.0.1");
+  }
   if (port_ <= 0) return false;
   im->thread = std::thread([im] { im->http.listen_after_bind(); });
   for (int i = 0; i < 200 && !im->http.is_running(); ++i)

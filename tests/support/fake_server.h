@@ -50,6 +50,7 @@ struct FakeReply {
 using Responder = std::function<FakeReply(const nlohmann::json& request)>;
 
 struct FakeServerOptions {
+  int port = 0;                     // 0: a free port
   int slots = 4;
   int n_ctx = 8192;                 // per slot (GET /props)
   int health_503_count = 0;         // the first N GET /health answer 503 (loading)
