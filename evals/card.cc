@@ -152,10 +152,19 @@ Status ParsePart(const std::string& name, const nlohmann::json& obj, const std::
       if (l < 256) return f.Error("lengths", "each length must be >= 256 tokens, got " + std::to_string(l));
   }
   if (accepts("tasks")) EVALRUN_RETURN_IF_ERROR(f.StringList("tasks", &p->tasks));
-  if (accepts("samples_per_task")) {
-    EVALRUN_RETURN_IF_ERROR(f.Int("samples_per_task", &p->samples_per_task));
-    if (f.Has("samples_per_task") && p->samples_per_task < 1)
-      return f.Error("samples_per_task", "expected an integer >= 1");
+  if (accepts("samples_per_task") && f.Has("samples_per_task")) {
+    const nlohmann::json& v = obj["samples_per_task"];
+    if (v.is_object()) {
+      f.Allow({"samples_per_task"});
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        if (!it->is_number_integer() || it->get<int64_t>() < 1)
+          return f.Error("samples_per_task." + it.key(), "expected an integer >= 1, got " + DescribeJsonValue(*it));
+        p->task_samples[it.key()] = it->get<int>();
+      }
+    } else {
+      EVALRUN_RETURN_IF_ERROR(f.Int("samples_per_task", &p->samples_per_task));
+      if (p->samples_per_task < 1) return f.Error("samples_per_task", "expected an integer >= 1 or an object {task: count}");
+    }
   }
   if (accepts("task_max_tokens") && f.Has("task_max_tokens")) {
     const nlohmann::json* m = nullptr;

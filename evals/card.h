@@ -59,7 +59,8 @@ struct PartConfig {
   // ruler
   std::vector<int64_t> lengths;
   std::vector<std::string> tasks;
-  int samples_per_task = 0;
+  int samples_per_task = 0;                  // the same count for every task, or
+  std::map<std::string, int> task_samples;   // a count per task (the keys are the tasks)
   std::map<std::string, int> task_max_tokens;
   bool allow_estimated_tokens = false;
   // fit

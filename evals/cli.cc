@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "datasets/fetch.h"
 #include "evals/cancel.h"
 #include "evals/exit_codes.h"
 #include "evals/runner.h"
@@ -87,6 +88,24 @@ Responses are JSON lines: {"id": <question id>, "response": "...",
 "finish_reason": "stop"|"length" (optional), "reasoning": "..." (optional)}.
 )";
 
+constexpr const char* kDatasetsExamples = R"(
+Examples:
+  evalrun datasets fetch                      # every benchmark's required files
+  evalrun datasets fetch mmlu-pro ifeval      # ifeval also brings punkt-english, langdetect
+  evalrun datasets fetch ruler-qa             # optional: SQuAD v2 + HotpotQA dev (RULER qa_1, qa_2)
+  evalrun datasets fetch --mirror http://mirror.lan/evalrun-data
+  evalrun datasets list --data-dir /data/evalrun
+
+Files are checked against the sha256 in datasets/manifests/ before they are
+installed; a file that fails is kept as <file>.bad. Interrupted downloads
+resume (<file>.part). HF_TOKEN, if set, is sent to huggingface.co only.
+A mirror serves each file at <mirror>/<path> (the paths `datasets list`
+shows) and MMLU-Pro at <mirror>/rows as the Hugging Face dataset viewer does.
+
+Exit codes: 0 ok, 1 unknown name, local I/O error or a file that failed its
+check, 2 a source could not be downloaded (run again to resume).
+)";
+
 }  // namespace
 
 int RunCli(int argc, char** argv) {
@@ -120,6 +139,24 @@ int RunCli(int argc, char** argv) {
   sc->add_option("--out", score.out_dir, "output folder (default: runs)");
   sc->add_option("--data-dir", score.data_dir, "dataset folder");
 
+  FetchOptions fetch;
+  ListOptions list;
+  CLI::App* ds = app.add_subcommand("datasets", "get the benchmark data (fetch) and check it (list)");
+  ds->footer(kDatasetsExamples);
+  ds->require_subcommand(1);
+  CLI::App* dfetch = ds->add_subcommand("fetch", "download datasets from their public sources, checked by sha256");
+  dfetch->footer(kDatasetsExamples);
+  dfetch->add_option("names", fetch.names,
+                     "what to fetch (default: every required file): mmlu-pro, gpqa, ifeval, ruler, "
+                     "punkt-english, langdetect; optional groups ruler-qa, ruler-english-words; a file path; all");
+  dfetch->add_option("--data-dir", fetch.data_dir,
+                     "dataset folder (default: $EVALRUN_DATA, else $XDG_DATA_HOME/evalrun, else ~/.local/share/evalrun)");
+  dfetch->add_option("--mirror", fetch.mirror,
+                     "take every file from this mirror (http or https URL) instead of the sources "
+                     "(default: $EVALRUN_DATASETS_MIRROR)");
+  CLI::App* dlist = ds->add_subcommand("list", "show every dataset file: ok, missing, corrupt or partial, and its size");
+  dlist->add_option("--data-dir", list.data_dir, "dataset folder (default: as for fetch)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -128,6 +165,9 @@ int RunCli(int argc, char** argv) {
   }
 
   if (sc->parsed()) return ScoreJob(score, stdout, stderr);
+  // No signal watcher: .part files make an interrupted fetch safe to resume.
+  if (dfetch->parsed()) return DatasetsFetch(fetch, stdout, stderr);
+  if (dlist->parsed()) return DatasetsList(list, stdout, stderr);
   if (run.card_path.empty()) {
     std::fprintf(stderr, "evalrun: --card is required\n\n%s", app.help().c_str());
     return kExitBadInput;

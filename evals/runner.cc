@@ -21,6 +21,7 @@
 #include "evals/results.h"
 #include "evals/run_files.h"
 #include "evals/server_info.h"
+#include "evals/server_tokenizer.h"
 
 namespace evalrun {
 namespace fs = std::filesystem;
@@ -170,8 +171,10 @@ void PrintTable(FILE* out, const std::vector<PartRun>& runs, const nlohmann::jso
     if (!parts.contains(r.name)) continue;
     const auto& p = parts[r.name];
     auto num = [&](const char* k) { return p.contains(k) && p[k].is_number() ? p[k].get<double>() : 0.0; };
-    std::fprintf(out, "%-10s %7.2f%% %6d %7.2f%% %8d %8d %7d\n", r.name.c_str(), 100 * num("score"),
-                 static_cast<int>(num("n")), 100 * num("stderr"), static_cast<int>(num("cut_off")),
+    // RULER reports on its own 0-100 scale; the others are fractions.
+    const double scale = p.contains("score_scale") ? 1.0 : 100.0;
+    std::fprintf(out, "%-10s %7.2f%% %6d %7.2f%% %8d %8d %7d\n", r.name.c_str(), scale * num("score"),
+                 static_cast<int>(num("n")), scale * num("stderr"), static_cast<int>(num("cut_off")),
                  static_cast<int>(num("no_answer")), static_cast<int>(num("failed")));
   }
 }
@@ -271,6 +274,19 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     // Parts that size prompts with the server's tokenizer are prepared now.
     PartContext ctx = base;
     ctx.config = card.FindPart(r.name);
+    std::unique_ptr<Tokenizer> tok = MakeServerTokenizer(MakeHttpTransport(origin, token), card.server);
+    int probe = 0;
+    Status tst = tok->Count("probe", &probe);
+    if (!tst.ok()) {
+      if (!ctx.config->allow_estimated_tokens)
+        return Fail(err, tst.Prefixed("part " + r.name), tst.code() == Status::Code::kUnavailable ? kExitUnreachable
+                                                                                                : kExitBadInput);
+      std::fprintf(err, "evalrun: %s: warning: %s; using the byte-based estimate with a safety margin "
+                   "(parts.%s.allow_estimated_tokens)\n", r.name.c_str(), tst.message().c_str(), r.name.c_str());
+      tok = MakeEstimatingTokenizer();
+    }
+    ctx.tokenizer = tok.get();
+    std::fprintf(err, "evalrun: %s: preparing prompts with the server's tokenizer\n", r.name.c_str());
     st = r.part->Prepare(ctx, &r.prepared);
     if (!st.ok()) return Fail(err, st.Prefixed("part " + r.name), kExitBadInput);
   }

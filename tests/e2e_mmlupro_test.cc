@@ -5,52 +5,21 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evals/jsonl.h"
+#include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
-#include "tests/support/run_binary.h"
-#include "tests/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
 
-class E2eMmluPro : public ::testing::Test {
+class E2eMmluPro : public E2eTest {
  protected:
-  void SetUp() override { dir_ = MakeTempDir(); }
-  void TearDown() override { RemoveTree(dir_); }
-
   std::string WriteCard(const std::string& base_url, const std::string& slots, int questions,
                         const std::string& extra_part = "") {
-    std::string card = R"({
-      "name": "e2e",
-      "model": {"name": "fake"},
-      "server": {"base_url": ")" + base_url + R"(", "slots": )" + slots + R"(, "ready_timeout_s": 20,
-                 "request_timeout_base_s": 30},
-      "sampling": {"temperature": 0, "top_k": 1, "seed": 42},
-      "thinking": false,
-      "parts": {"mmlupro": {"questions": )" + std::to_string(questions) + R"(, "max_tokens": 64)" + extra_part + R"(}}
-    })";
-    std::string path = dir_ + "/card.json";
-    WriteFile(path, card);
-    return path;
+    return E2eTest::WriteCard(base_url, slots,
+                              R"({"mmlupro": {"questions": )" + std::to_string(questions) +
+                                  R"(, "max_tokens": 64)" + extra_part + "}}");
   }
-
-  BinaryResult Run(const std::vector<std::string>& extra) {
-    std::vector<std::string> argv = {EvalrunBinary()};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    return RunBinary(argv, 120);
-  }
-
-  std::vector<nlohmann::json> Samples(const std::string& job) {
-    std::vector<nlohmann::json> v;
-    std::string text = ReadFile(dir_ + "/runs/" + job + "/mmlupro/samples.jsonl");
-    EXPECT_TRUE(ParseJsonl(text, "samples", [&](int, const nlohmann::json& j) {
-      v.push_back(j);
-      return Status::Ok();
-    }).ok());
-    return v;
-  }
-
-  std::string dir_;
+  std::vector<nlohmann::json> Samples(const std::string& job) { return E2eTest::Samples(job, "mmlupro"); }
 };
 
 TEST_F(E2eMmluPro, FourSlotsCutOffsAndScores) {

@@ -36,7 +36,7 @@ class GpqaDiamondTest : public ::testing::Test {
   static void SetUpTestSuite() {
     questions_ = new std::vector<GpqaQuestion>();
     load_status_ =
-        new Status(LoadGpqa(GpqaZip(), kGpqaDiamondMember, kGpqaZipPassword, questions_));
+        new Status(LoadGpqa(GpqaZip(), kGpqaDiamondMember, GpqaZipPassword(), questions_));
   }
   static void TearDownTestSuite() {
     delete questions_;
@@ -153,12 +153,12 @@ TEST_F(GpqaDiamondTest, PromptsOnRealQuestions) {
 
 TEST(GpqaDataTest, LoadErrors) {
   std::vector<GpqaQuestion> qs;
-  Status st = LoadGpqa(GpqaZip(), "dataset/gpqa_nope.csv", kGpqaZipPassword, &qs);
+  Status st = LoadGpqa(GpqaZip(), "dataset/gpqa_nope.csv", GpqaZipPassword(), &qs);
   EXPECT_EQ(st.code(), Status::Code::kNotFound);
   EXPECT_NE(st.message().find("'dataset/gpqa_nope.csv' not found"), std::string::npos);
   st = LoadGpqa(GpqaZip(), kGpqaDiamondMember, "wrong-password", &qs);
   EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
-  st = LoadGpqa(GpqaZip(), "dataset/license.txt", kGpqaZipPassword, &qs);  // not the CSV we want
+  st = LoadGpqa(GpqaZip(), "dataset/license.txt", GpqaZipPassword(), &qs);  // not the CSV we want
   EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
   EXPECT_EQ(st.message().rfind(
                 GpqaZip() + ":dataset/license.txt: header: missing column(s) 'Record ID'", 0),

@@ -1,5 +1,7 @@
 #include "evals/parts/gpqa_data.h"
 
+#include "datasets/manifest.h"
+
 #include <re2/re2.h>
 
 #include <string>
@@ -10,6 +12,12 @@
 #include "datasets/zip_reader.h"
 
 namespace evalrun {
+
+std::string GpqaZipPassword() {
+  const Manifest* m = FindManifest("gpqa");
+  return m ? m->raw.value("zip_password", std::string()) : std::string();
+}
+
 namespace {
 
 // The columns LoadGpqa reads, in the order of kColumn* below.

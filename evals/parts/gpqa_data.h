@@ -40,7 +40,9 @@ struct GpqaQuestion {
 // questions), and the archive's password, published in the README of
 // idavidrein/gpqa.
 inline constexpr char kGpqaDiamondMember[] = "dataset/gpqa_diamond.csv";
-inline constexpr char kGpqaZipPassword[] = "deserted-untie-orchid";
+// The archive's password, from datasets/manifests/gpqa.json (it is public:
+// the official README gives it). One place, read at run time.
+std::string GpqaZipPassword();
 
 // Reads `member` of the zip at `zip_path` (decrypting with `password`) into
 // memory and parses it as CSV with a header row naming the columns above

@@ -9,6 +9,9 @@ namespace evalrun {
 std::unique_ptr<Part> MakePart(const std::string& name) {
   static const std::map<std::string, std::function<std::unique_ptr<Part>()>> kParts = {
       {"mmlupro", MakeMmluProPart},
+      {"gpqa", MakeGpqaPart},
+      {"ruler", MakeRulerPart},
+      {"ifeval", MakeIfevalPart},
   };
   auto it = kParts.find(name);
   return it == kParts.end() ? nullptr : it->second();

@@ -41,6 +41,7 @@ struct FakeServer::Impl {
   int running = 0;
   int waiting = 0;
   int health_seen = 0;
+  std::chrono::steady_clock::time_point started;
   uint64_t overflow_generation = 0;
   std::vector<nlohmann::json> requests;
 };
@@ -88,7 +89,10 @@ bool FakeServer::Start() {
   im->http.Get("/health", [this, im](const httplib::Request&, httplib::Response& res) {
     ++health_requests_;
     std::lock_guard<std::mutex> l(im->mu);
-    if (im->health_seen++ < im->opts.health_503_count) {
+    const bool loading =
+        im->opts.load_ms > 0 &&
+        std::chrono::steady_clock::now() - im->started < std::chrono::milliseconds(im->opts.load_ms);
+    if (im->health_seen++ < im->opts.health_503_count || loading) {
       res.status = 503;
       res.set_content(ErrorBody(503, "Loading model", "unavailable_error"), "application/json");
       return;
@@ -188,11 +192,30 @@ bool FakeServer::Start() {
     }
     Responder responder;
     int slots;
+    bool check_context;
+    int n_ctx;
     {
       std::lock_guard<std::mutex> l(im->mu);
       im->requests.push_back(body);
       responder = im->responder;
       slots = im->opts.slots;
+      check_context = im->opts.check_context;
+      n_ctx = im->opts.n_ctx;
+    }
+    const std::string prompt_text = FakeApplyTemplate(body["messages"]);
+    const int prompt_tokens = FakeTokenCount(prompt_text) + 1;
+    if (check_context && prompt_tokens >= n_ctx) {
+      nlohmann::json e = {{"error",
+                           {{"code", 400},
+                            {"message", "request (" + std::to_string(prompt_tokens) +
+                                            " tokens) exceeds the available context size (" +
+                                            std::to_string(n_ctx) + " tokens), try increasing it"},
+                            {"type", "exceed_context_size_error"},
+                            {"n_prompt_tokens", prompt_tokens},
+                            {"n_ctx", n_ctx}}}};
+      res.status = 400;
+      res.set_content(e.dump(), "application/json");
+      return;
     }
     FakeReply reply = responder(body);
 
@@ -239,8 +262,6 @@ bool FakeServer::Start() {
     release();
     if (overflowed) return overflow();
 
-    const std::string prompt_text = FakeApplyTemplate(body["messages"]);
-    const int prompt_tokens = FakeTokenCount(prompt_text) + 1;
     std::string content = reply.content;
     if (reply.fault == Fault::kHugeBody) content = std::string(20 * 1024 * 1024, 'x');
     const int completion_tokens = reply.completion_tokens >= 0 ? reply.completion_tokens
@@ -308,6 +329,7 @@ bool FakeServer::Start() {
     res.set_content(out.dump(), "application/json");
   });
 
+  im->started = std::chrono::steady_clock::now();
   if (im->opts.port > 0) {
     if (!im->http.bind_to_port("127.0.0.1", im->opts.port)) return false;
     port_ = im->opts.port;

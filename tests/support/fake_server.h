@@ -59,6 +59,11 @@ struct FakeServerOptions {
   bool tokenize_endpoints = true;   // /tokenize, /apply-template
   int tokenize_delay_ms = 0;        // per tokenizer call
   bool props_endpoint = true;
+  int load_ms = 0;                  // GET /health answers 503 for this long after Start() (loading)
+  // llama-server's check: a chat prompt of n_ctx tokens or more (per slot,
+  // counted as usage.prompt_tokens) gets HTTP 400 exceed_context_size_error
+  // (../shared/reference/llama-server/err_toolong.body).
+  bool check_context = false;
 };
 
 // The fake tokenizer: one token per run of letters/digits, one per other

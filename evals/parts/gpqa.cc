@@ -1,0 +1,105 @@
+// GPQA Diamond. The questions are read from the original password-protected
+// zip in memory at run time and never written out (the authors ask that they
+// not appear in plain text online). The answer order is shuffled per question
+// from (seed, record id): the same on every run and machine, whatever the
+// concurrency.
+#include "datasets/manifest.h"
+#include "evals/parts/gpqa_data.h"
+#include "evals/parts/parts.h"
+#include "evals/results.h"
+#include "evals/selection.h"
+#include "evals/sha256.h"
+#include "scorers/choice_extract.h"
+
+namespace evalrun {
+namespace {
+
+class GpqaPart : public Part {
+ public:
+  std::string name() const override { return "gpqa"; }
+
+  Status Prepare(const PartContext& ctx, PreparedPart* out) override {
+    const PartConfig& cfg = *ctx.config;
+    prompt_ = cfg.prompt.empty() ? "letter" : cfg.prompt;
+    extract_ = cfg.extract.empty() ? "first-letter" : cfg.extract;
+    std::string zip, sha;
+    if (!ctx.input_override.empty()) {
+      zip = ctx.input_override;
+      EVALRUN_RETURN_IF_ERROR(Sha256File(zip, &sha));
+    } else {
+      EVALRUN_RETURN_IF_ERROR(VerifyDataFile(ctx.data_dir, "gpqa/dataset.zip", &zip));
+      sha = FindManifestFile("gpqa/dataset.zip")->sha256;
+    }
+    const std::string password = GpqaZipPassword();
+    std::vector<GpqaQuestion> qs;
+    EVALRUN_RETURN_IF_ERROR(LoadGpqa(zip, kGpqaDiamondMember, password, &qs));
+
+    std::vector<std::string> ids, domains;
+    for (const auto& q : qs) {
+      ids.push_back(q.record_id);
+      domains.push_back(q.domain);
+    }
+    const int64_t seed = cfg.seed.value_or(ctx.card->sampling.seed);
+    std::vector<size_t> chosen = StratifiedSample(ids, domains, ctx.all_items ? -1 : cfg.questions, seed);
+    if (ctx.limit >= 0 && chosen.size() > static_cast<size_t>(ctx.limit)) chosen.resize(ctx.limit);
+    const int max_tokens = cfg.max_tokens > 0 ? cfg.max_tokens : (prompt_ == "letter" ? 1024 : 4096);
+    for (size_t i : chosen) {
+      const GpqaQuestion& q = qs[i];
+      std::array<int, 4> order = GpqaChoiceOrder(static_cast<uint64_t>(seed), q.record_id);
+      Item it;
+      it.id = q.record_id;
+      it.category = q.domain;
+      std::string text = GpqaPrompt(q, order, prompt_);
+      it.prompt.messages.push_back({"user", text});
+      it.prompt.params.max_tokens = max_tokens;
+      it.prompt_sha256 = Sha256Hex(text);
+      const std::string gold(1, GpqaCorrectLetter(order));
+      it.fields["subdomain"] = q.subdomain;
+      it.fields["choice_order"] = order;
+      it.fields["gold"] = gold;
+      it.score_data = {{"answer", gold}};
+      out->items.push_back(std::move(it));
+    }
+    out->info["dataset"] = {{"file", "gpqa/dataset.zip"}, {"member", kGpqaDiamondMember},
+                            {"sha256", sha}, {"rows", qs.size()}};
+    out->info["seed"] = seed;
+    out->info["prompt"] = prompt_;
+    out->info["extract"] = extract_;
+    out->info["max_tokens"] = max_tokens;
+    nlohmann::json chosen_ids = nlohmann::json::array();
+    for (const Item& it : out->items) chosen_ids.push_back(it.id);
+    out->info["ids"] = chosen_ids;
+    return Status::Ok();
+  }
+
+  void Score(const Item& item, const Completion& a, nlohmann::json* s) const override {
+    const std::string gold = item.score_data.at("answer");
+    char letter = 0;
+    if (!a.unclosed_think)
+      letter = extract_ == "simple-evals" ? ExtractSimpleEvalsLetter(a.content) : ExtractFirstLetter(a.content, 4);
+    const bool cut = a.finish_reason == "length";
+    (*s)["extracted"] = letter ? nlohmann::json(std::string(1, letter)) : nlohmann::json();
+    (*s)["cut_off"] = cut;
+    (*s)["no_answer"] = !cut && letter == 0;
+    // simple-evals compares the letter as written ("d" is not "D").
+    (*s)["correct"] = !cut && letter != 0 && std::string(1, letter) == gold;
+  }
+
+  nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,
+                           const PreparedPart&) const override {
+    nlohmann::json r = AggregateChoice(samples, failed, "category");
+    r["domains"] = r["categories"];
+    r["subdomains"] = AggregateChoice(samples, failed, "subdomain")["categories"];
+    return r;
+  }
+
+ private:
+  std::string prompt_ = "letter";
+  std::string extract_ = "first-letter";
+};
+
+}  // namespace
+
+std::unique_ptr<Part> MakeGpqaPart() { return std::make_unique<GpqaPart>(); }
+
+}  // namespace evalrun

@@ -1,0 +1,189 @@
+// IFEval (google-research instruction_following_eval): each prompt is one
+// user message; the verdicts are those of the official checker (strict and
+// loose, evaluation_lib.py), ported in scorers/ifeval_*.
+#include <dirent.h>
+
+#include <map>
+
+#include "datasets/manifest.h"
+#include "evals/json_fields.h"
+#include "evals/jsonl.h"
+#include "evals/parts/parts.h"
+#include "evals/results.h"
+#include "evals/selection.h"
+#include "evals/sha256.h"
+#include "scorers/ifeval_checkers.h"
+#include "scorers/ifeval_eval.h"
+#include "scorers/langdetect.h"
+#include "scorers/punkt.h"
+
+namespace evalrun {
+namespace {
+
+class IfevalPart : public Part {
+ public:
+  std::string name() const override { return "ifeval"; }
+
+  Status Prepare(const PartContext& ctx, PreparedPart* out) override {
+    const PartConfig& cfg = *ctx.config;
+    std::string path, sha;
+    if (!ctx.input_override.empty()) {
+      path = ctx.input_override;
+      EVALRUN_RETURN_IF_ERROR(Sha256File(path, &sha));
+    } else {
+      EVALRUN_RETURN_IF_ERROR(VerifyDataFile(ctx.data_dir, "ifeval/input_data.jsonl", &path));
+      sha = FindManifestFile("ifeval/input_data.jsonl")->sha256;
+    }
+    // The sentence splitter and the language detector the checker needs.
+    for (const char* m : {"punkt-english", "langdetect"}) {
+      for (const auto& f : FindManifest(m)->files) {
+        std::string abs;
+        EVALRUN_RETURN_IF_ERROR(VerifyDataFile(ctx.data_dir, f.path, &abs));
+      }
+    }
+    EVALRUN_RETURN_IF_ERROR(PunktModel::Load(ctx.data_dir + "/punkt-english", &punkt_));
+    EVALRUN_RETURN_IF_ERROR(LangDetector::Load(ctx.data_dir + "/langdetect", &lang_));
+
+    std::string text;
+    EVALRUN_RETURN_IF_ERROR(ReadFileToString(path, &text));
+    std::vector<std::unique_ptr<const IfevalPrompt>> all;
+    EVALRUN_RETURN_IF_ERROR(ParseJsonl(text, path, [&](int line, const nlohmann::json& row) {
+      IfevalPromptSpec spec;
+      const std::string where = path + ":" + std::to_string(line);
+      EVALRUN_RETURN_IF_ERROR(ParseIfevalPromptSpec(row, where, &spec));
+      std::unique_ptr<const IfevalPrompt> p;
+      Status st = IfevalPrompt::Compile(spec, &p);
+      if (!st.ok()) return st.Prefixed(where);
+      all.push_back(std::move(p));
+      return Status::Ok();
+    }));
+
+    std::vector<std::string> ids, cats;
+    for (const auto& p : all) {
+      ids.push_back(std::to_string(p->key()));
+      cats.push_back("all");
+    }
+    const int64_t seed = cfg.seed.value_or(ctx.card->sampling.seed);
+    std::vector<size_t> chosen = StratifiedSample(ids, cats, ctx.all_items ? -1 : cfg.questions, seed);
+    if (ctx.limit >= 0 && chosen.size() > static_cast<size_t>(ctx.limit)) chosen.resize(ctx.limit);
+    const int max_tokens = cfg.max_tokens > 0 ? cfg.max_tokens : 4096;
+    for (size_t i : chosen) {
+      const IfevalPrompt& p = *all[i];
+      Item it;
+      it.id = ids[i];
+      const std::string& first = p.instruction_ids().empty() ? std::string() : p.instruction_ids()[0];
+      it.category = first.substr(0, first.find(':'));
+      it.prompt.messages.push_back({"user", p.prompt()});
+      it.prompt.params.max_tokens = max_tokens;
+      it.prompt_sha256 = Sha256Hex(p.prompt());
+      it.fields["prompt"] = p.prompt();
+      it.fields["instruction_id_list"] = p.instruction_ids();
+      it.score_data = static_cast<int>(prompts_.size());
+      by_prompt_[p.prompt()] = static_cast<int>(out->items.size());
+      prompts_.push_back(std::move(all[i]));
+      out->items.push_back(std::move(it));
+    }
+    out->info["dataset"] = {{"file", ctx.input_override.empty() ? "ifeval/input_data.jsonl" : path},
+                            {"sha256", sha}, {"rows", ids.size()}};
+    out->info["seed"] = seed;
+    out->info["max_tokens"] = max_tokens;
+    out->info["langdetect_seed"] = 0;
+    nlohmann::json chosen_ids = nlohmann::json::array();
+    for (const Item& it : out->items) chosen_ids.push_back(it.id);
+    out->info["ids"] = chosen_ids;
+    return Status::Ok();
+  }
+
+  // Recorded answers may carry the dataset key as "id" or, in the official
+  // response format, only the prompt text.
+  int FindItem(const nlohmann::json& line, const PreparedPart& prepared,
+               const std::unordered_map<std::string, int>& index_by_id) const override {
+    if (line.contains("id") || line.contains("key")) {
+      const auto& v = line.contains("id") ? line["id"] : line["key"];
+      std::string id = v.is_string() ? v.get<std::string>() : v.dump();
+      auto f = index_by_id.find(id);
+      if (f != index_by_id.end()) return f->second;
+    }
+    if (line.contains("prompt") && line["prompt"].is_string()) {
+      auto f = by_prompt_.find(line["prompt"].get<std::string>());
+      if (f != by_prompt_.end()) return f->second;
+    }
+    (void)prepared;
+    return -1;
+  }
+
+  void Score(const Item& item, const Completion& a, nlohmann::json* s) const override {
+    const IfevalPrompt& p = *prompts_[item.score_data.get<int>()];
+    const bool cut = a.finish_reason == "length";
+    IfevalVerdict strict, loose;
+    if (cut || a.unclosed_think) {
+      // A cut-off answer fails all its instructions.
+      strict.follow_list.assign(p.instruction_ids().size(), false);
+      loose = strict;
+    } else {
+      IfevalResources res{punkt_.get(), lang_.get()};
+      strict = p.EvaluateStrict(res, a.content);
+      loose = p.EvaluateLoose(res, a.content);
+    }
+    auto to_json = [](const IfevalVerdict& v) {
+      return nlohmann::json{{"follow_all_instructions", v.follow_all},
+                            {"follow_instruction_list", v.follow_list}};
+    };
+    (*s)["strict"] = to_json(strict);
+    (*s)["loose"] = to_json(loose);
+    (*s)["cut_off"] = cut;
+    (*s)["correct"] = strict.follow_all;
+  }
+
+  nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,
+                           const PreparedPart&) const override {
+    IfevalAccuracy strict, loose;
+    int cut = 0;
+    auto verdict = [](const nlohmann::json& v) {
+      IfevalVerdict r;
+      r.follow_all = v.value("follow_all_instructions", false);
+      for (const auto& b : v["follow_instruction_list"]) r.follow_list.push_back(b.get<bool>());
+      return r;
+    };
+    for (const auto& s : samples) {
+      std::vector<std::string> ids = s["instruction_id_list"];
+      strict.Add(ids, verdict(s["strict"]));
+      loose.Add(ids, verdict(s["loose"]));
+      cut += s.value("cut_off", false);
+    }
+    nlohmann::json r;
+    r["prompt_strict"] = Round(strict.PromptLevel(), 6);
+    r["inst_strict"] = Round(strict.InstructionLevel(), 6);
+    r["prompt_loose"] = Round(loose.PromptLevel(), 6);
+    r["inst_loose"] = Round(loose.InstructionLevel(), 6);
+    // The headline score of the table: prompt-level strict accuracy.
+    r["score"] = r["prompt_strict"];
+    r["stderr"] = Round(BinomialStderr(strict.PromptLevel(), static_cast<int>(samples.size())), 6);
+    nlohmann::json per = nlohmann::json::object();
+    for (const auto& [id, c] : strict.by_instruction) {
+      const auto& l = loose.by_instruction.at(id);
+      per[id] = {{"n", c.total},
+                 {"strict", Round(c.total ? static_cast<double>(c.followed) / c.total : 0.0, 6)},
+                 {"loose", Round(l.total ? static_cast<double>(l.followed) / l.total : 0.0, 6)}};
+    }
+    r["instructions"] = per;
+    r["n"] = samples.size();
+    r["instructions_n"] = strict.instruction_total;
+    r["cut_off"] = cut;
+    r["failed"] = failed;
+    AddSpeeds(samples, &r);
+    return r;
+  }
+
+ private:
+  std::unique_ptr<PunktModel> punkt_;
+  std::unique_ptr<LangDetector> lang_;
+  std::vector<std::unique_ptr<const IfevalPrompt>> prompts_;
+  std::unordered_map<std::string, int> by_prompt_;
+};
+
+}  // namespace
+
+std::unique_ptr<Part> MakeIfevalPart() { return std::make_unique<IfevalPart>(); }
+
+}  // namespace evalrun

@@ -1,0 +1,613 @@
+#include "evals/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "evals/compare.h"
+#include "evals/exit_codes.h"
+#include "evals/run_files.h"
+
+namespace evalrun {
+namespace {
+
+using nlohmann::json;
+
+// ---- Small readers over results.json ----
+
+const json& Get(const json& j, std::initializer_list<const char*> path) {
+  static const json kNull;
+  const json* cur = &j;
+  for (const char* k : path) {
+    if (!cur->is_object()) return kNull;
+    auto it = cur->find(k);
+    if (it == cur->end()) return kNull;
+    cur = &*it;
+  }
+  return *cur;
+}
+
+std::optional<double> Num(const json& j, std::initializer_list<const char*> path) {
+  const json& v = Get(j, path);
+  if (!v.is_number()) return std::nullopt;
+  return v.get<double>();
+}
+
+json OptJson(std::optional<double> v) { return v ? json(*v) : json(); }
+
+std::string Text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "";
+  return v.dump();
+}
+
+std::string Fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+// "name: Qwen3-8B · quant: Q4_K_M" from a descriptive object.
+void FlattenInto(const json& v, const std::string& prefix, std::vector<std::string>* out) {
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it)
+      FlattenInto(*it, prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+    return;
+  }
+  std::string s;
+  if (v.is_array()) {
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + Text(x);
+  } else {
+    s = Text(v);
+  }
+  out->push_back(prefix.empty() ? s : prefix + ": " + s);
+}
+
+std::string Flatten(const json& v) {
+  if (v.is_null() || (v.is_object() && v.empty())) return "";
+  std::vector<std::string> parts;
+  FlattenInto(v, "", &parts);
+  std::string s;
+  for (const auto& p : parts) s += (s.empty() ? "" : " · ") + p;
+  return s;
+}
+
+std::string DisplayName(const std::string& part) {
+  static const std::map<std::string, std::string> kNames = {
+      {"mmlupro", "MMLU-Pro"}, {"gpqa", "GPQA"}, {"ifeval", "IFEval"}, {"ruler", "RULER"}, {"fit", "fit"}};
+  auto it = kNames.find(part);
+  return it == kNames.end() ? part : it->second;
+}
+
+std::string LengthLabel(const std::string& length) {
+  char* end = nullptr;
+  long long v = std::strtoll(length.c_str(), &end, 10);
+  if (end && *end == 0 && v > 0 && v % 1024 == 0) return std::to_string(v / 1024) + "K";
+  return length;
+}
+
+bool NumericLess(const std::string& a, const std::string& b) {
+  char *ea = nullptr, *eb = nullptr;
+  double x = std::strtod(a.c_str(), &ea), y = std::strtod(b.c_str(), &eb);
+  bool na = ea && *ea == 0 && !a.empty(), nb = eb && *eb == 0 && !b.empty();
+  if (na && nb && x != y) return x < y;
+  if (na != nb) return na;
+  return a < b;
+}
+
+// ---- Samples for the browser ----
+
+std::string Verdict(double score) { return score >= 1 ? "right" : score <= 0 ? "wrong" : "partial"; }
+
+json BrowserSample(const std::string& part, const json& s, int max_chars) {
+  json o;
+  o["part"] = part;
+  o["id"] = SampleId(s);
+  bool cut = false;
+  std::string resp = Utf8Prefix(Text(s.value("response", json())), static_cast<size_t>(max_chars), &cut);
+  o["response"] = resp;
+  bool cut_r = false;
+  o["reasoning"] = Utf8Prefix(Text(s.value("reasoning", json())), static_cast<size_t>(max_chars / 2), &cut_r);
+  o["truncated"] = cut || cut_r;
+  o["finish"] = Text(s.value("finish_reason", json()));
+  o["cut_off"] = s.value("cut_off", false);
+  o["no_answer"] = s.value("no_answer", false);
+  o["prompt_tokens"] = s.value("prompt_tokens", json());
+  o["completion_tokens"] = s.value("completion_tokens", json());
+  o["latency_ms"] = s.value("latency_ms", json());
+  json extra = json::array();
+  double score = 0;
+  if (s.contains("strict") && s["strict"].is_object()) {  // IFEval
+    const json& st = s["strict"];
+    score = st.value("follow_all_instructions", false) ? 1 : 0;
+    json ids = s.value("instruction_id_list", json::array());
+    json follow = st.value("follow_instruction_list", json::array());
+    if (!ids.is_array()) ids = json::array();
+    if (!follow.is_array()) follow = json::array();
+    std::string cat;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const std::string id = Text(ids[i]);
+      cat += (cat.empty() ? "" : ", ") + id;
+      bool ok = i < follow.size() && follow[i].is_boolean() && follow[i].get<bool>();
+      extra.push_back({id, ok ? "followed (strict)" : "not followed (strict)"});
+    }
+    o["category"] = cat;
+    if (s.contains("loose") && s["loose"].is_object())
+      extra.push_back({"loose: all followed", s["loose"].value("follow_all_instructions", false) ? "yes" : "no"});
+    bool cut_p = false;
+    o["prompt"] = Utf8Prefix(Text(s.value("prompt", json())), static_cast<size_t>(max_chars), &cut_p);
+    o["gold"] = "";
+    o["extracted"] = "";
+  } else if (s.contains("score") && s["score"].is_number()) {  // RULER and other fractions
+    score = s["score"].get<double>();
+    std::string task = Text(s.value("task", json())), length = Text(s.value("length", json()));
+    o["category"] = task.empty() ? Text(s.value("category", json())) : task + " @ " + length;
+    std::string gold;
+    const json& g = s.value("gold", json());
+    if (g.is_array()) {
+      for (const auto& x : g) gold += (gold.empty() ? "" : " | ") + Text(x);
+    } else {
+      gold = Text(g);
+    }
+    o["gold"] = gold;
+    o["extracted"] = "";
+    extra.push_back({"score", Fmt("%.3f", score)});
+  } else {  // multiple choice
+    score = s.value("correct", false) ? 1 : 0;
+    o["category"] = Text(s.value("category", json()));
+    o["gold"] = Text(s.value("gold", json()));
+    o["extracted"] = Text(s.value("extracted", json()));
+  }
+  o["verdict"] = Verdict(score);
+  o["extra"] = extra;
+  return o;
+}
+
+// ---- The model ----
+
+struct Built {
+  json model;
+  std::string markdown;
+};
+
+// The sample standard deviation (n - 1).
+double Sd(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  double m = 0;
+  for (double x : v) m += x;
+  m /= static_cast<double>(v.size());
+  double ss = 0;
+  for (double x : v) ss += (x - m) * (x - m);
+  return std::sqrt(ss / static_cast<double>(v.size() - 1));
+}
+
+Status BuildModel(const ReportOptions& opts, json* model_out) {
+  RunFolder run;
+  EVALRUN_RETURN_IF_ERROR(LoadRunFolder(opts.run_dir, &run));
+  const json& res = run.results;
+  json m;
+  const std::string job = Text(Get(res, {"job"}));
+  m["job"] = job;
+  m["title"] = "evalrun report: " + job;
+  std::vector<std::string> sub;
+  if (!Text(Get(res, {"card", "name"})).empty()) sub.push_back("card " + Text(Get(res, {"card", "name"})));
+  if (!Text(Get(res, {"finished_utc"})).empty()) sub.push_back("finished " + Text(Get(res, {"finished_utc"})));
+  if (Get(run.run, {"evalrun"}).is_object())
+    sub.push_back("evalrun " + Text(Get(run.run, {"evalrun", "version"})) + " (" +
+                  Text(Get(run.run, {"evalrun", "git_sha"})) + ")");
+  std::string subtitle;
+  for (const auto& s : sub) subtitle += (subtitle.empty() ? "" : " · ") + s;
+  m["subtitle"] = subtitle;
+
+  json notes = json::array();
+  json summary = json::array();
+  json categories = json::array();
+  json samples = json::array();
+  json sample_parts = json::array();
+  m["ifeval"] = nullptr;
+  m["ruler"] = nullptr;
+
+  for (const auto& part : run.parts) {
+    const json& p = res["parts"][part];
+    std::vector<json> lines;
+    bool torn = false;
+    const std::string spath = run.dir + "/" + part + "/samples.jsonl";
+    Status st = ReadSamplesReadOnly(spath, &lines, &torn);
+    if (st.code() == Status::Code::kNotFound) {
+      notes.push_back(part + ": " + spath + " not found; reported from results.json alone, no samples shown");
+    } else if (!st.ok()) {
+      return st;
+    }
+    if (torn) notes.push_back(spath + ": a torn last line (crash mid-write) was skipped");
+    if (!lines.empty()) sample_parts.push_back(part);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (!lines[i].is_object())
+        return Status::InvalidInput(spath + ": sample " + std::to_string(i + 1) + ": expected a JSON object");
+      samples.push_back(BrowserSample(part, lines[i], opts.max_text_chars));
+    }
+
+    json row;
+    row["part"] = part;
+    row["n"] = OptJson(Num(p, {"n"}));
+    row["cut_off"] = OptJson(Num(p, {"cut_off"}));
+    row["no_answer"] = OptJson(Num(p, {"no_answer"}));
+    row["failed"] = OptJson(Num(p, {"failed"}));
+    row["prompt_tps"] = OptJson(Num(p, {"speeds", "prompt_tokens_per_s"}));
+    row["decode_tps"] = OptJson(Num(p, {"speeds", "decode_tokens_per_s"}));
+    row["prompt_tokens"] = OptJson(Num(p, {"speeds", "prompt_tokens"}));
+    row["completion_tokens"] = OptJson(Num(p, {"speeds", "completion_tokens"}));
+    std::optional<double> n = Num(p, {"n"});
+
+    if (part == "ifeval" || p.contains("prompt_strict")) {
+      // Fractions 0..1 (docs/results-schema.md).
+      row["metric"] = "prompt-level strict";
+      std::optional<double> ps = Num(p, {"prompt_strict"});
+      row["score"] = ps ? json(*ps * 100) : json();
+      row["stderr"] = ps && n && *n > 0 ? json(100 * std::sqrt(*ps * (1 - *ps) / *n)) : json();
+      json ife;
+      for (const char* k : {"prompt_strict", "inst_strict", "prompt_loose", "inst_loose"}) {
+        std::optional<double> v = Num(p, {k});
+        ife[k] = v ? json(*v * 100) : json();
+      }
+      m["ifeval"] = ife;
+      // Per instruction id, strict, from the samples.
+      std::map<std::string, std::pair<int, int>> per;  // n, followed
+      for (const auto& s : lines) {
+        const json& ids = Get(s, {"instruction_id_list"});
+        const json& follow = Get(s, {"strict", "follow_instruction_list"});
+        if (!ids.is_array()) continue;
+        for (size_t i = 0; i < ids.size(); ++i) {
+          auto& c = per[Text(ids[i])];
+          ++c.first;
+          c.second += follow.is_array() && i < follow.size() && follow[i].is_boolean() && follow[i].get<bool>();
+        }
+      }
+      if (per.empty() && p.contains("instructions") && p["instructions"].is_object()) {
+        for (auto it = p["instructions"].begin(); it != p["instructions"].end(); ++it) {
+          std::optional<double> in = Num(*it, {"n"}), strict = Num(*it, {"strict"});
+          if (in && strict) per[it.key()] = {static_cast<int>(*in), static_cast<int>(std::lround(*strict * *in))};
+        }
+      }
+      json rows = json::array();
+      for (const auto& [name, c] : per)
+        rows.push_back({{"name", name}, {"n", c.first}, {"correct", c.second},
+                        {"score", c.first ? 100.0 * c.second / c.first : 0.0}});
+      if (!rows.empty())
+        categories.push_back({{"part", part}, {"title", "IFEval: instruction-level strict accuracy by instruction"},
+                              {"dimension", "instruction"}, {"rows", rows}});
+    } else if (part == "ruler" || p.contains("lengths")) {
+      row["metric"] = "mean score";
+      row["score"] = OptJson(Num(p, {"score"}));  // 0..100
+      std::vector<double> scores;
+      for (const auto& s : lines)
+        if (s.contains("score") && s["score"].is_number()) scores.push_back(s["score"].get<double>());
+      row["stderr"] = scores.size() >= 2 ? json(100 * Sd(scores) / std::sqrt(static_cast<double>(scores.size())))
+                                         : json();
+      json ruler;
+      std::vector<std::string> lengths, tasks;
+      const json& L = Get(p, {"lengths"});
+      if (L.is_object())
+        for (auto it = L.begin(); it != L.end(); ++it) lengths.push_back(it.key());
+      std::sort(lengths.begin(), lengths.end(), NumericLess);
+      json lens = json::array();
+      for (const auto& len : lengths) {
+        const json& lj = L[len];
+        json tj = json::object();
+        const json& T = Get(lj, {"tasks"});
+        if (T.is_object()) {
+          for (auto it = T.begin(); it != T.end(); ++it) {
+            tj[it.key()] = OptJson(Num(*it, {"score"}));
+            if (std::find(tasks.begin(), tasks.end(), it.key()) == tasks.end()) tasks.push_back(it.key());
+          }
+        }
+        lens.push_back({{"length", len}, {"label", LengthLabel(len)}, {"score", OptJson(Num(lj, {"score"}))},
+                        {"tasks", tj}});
+      }
+      ruler["lengths"] = lens;
+      ruler["tasks"] = tasks;
+      m["ruler"] = ruler;
+    } else {
+      row["metric"] = "accuracy";
+      std::optional<double> sc = Num(p, {"score"});
+      row["score"] = sc ? json(*sc * 100) : json();
+      std::optional<double> se = Num(p, {"stderr"});
+      row["stderr"] = se ? json(*se * 100) : json();
+      const json& cats = Get(p, {"categories"});
+      if (cats.is_object() && !cats.empty()) {
+        std::vector<std::string> names;
+        for (auto it = cats.begin(); it != cats.end(); ++it) names.push_back(it.key());
+        json rows = json::array();
+        for (const auto& name : names) {
+          const json& c = cats[name];
+          std::optional<double> cs = Num(c, {"score"});
+          rows.push_back({{"name", name}, {"n", OptJson(Num(c, {"n"}))}, {"correct", OptJson(Num(c, {"correct"}))},
+                          {"score", cs ? json(*cs * 100) : json()}});
+        }
+        categories.push_back({{"part", part}, {"title", DisplayName(part) + ": accuracy by category"},
+                              {"dimension", "category"}, {"rows", rows}});
+      }
+    }
+    const json& complete = Get(p, {"complete"});
+    std::optional<double> planned = Num(p, {"planned"});
+    if (complete.is_boolean() && !complete.get<bool>())
+      notes.push_back(part + ": incomplete: " + Text(row["n"]) + " of " + (planned ? Fmt("%.0f", *planned) : "?") +
+                      " planned answered (resume the job to finish it)");
+    summary.push_back(std::move(row));
+  }
+  m["summary"] = summary;
+  m["categories"] = categories;
+
+  // The setup.
+  json setup = json::array();
+  auto add = [&](const std::string& k, const std::string& v) {
+    if (!v.empty()) setup.push_back({k, v});
+  };
+  add("model", Flatten(Get(res, {"model"})));
+  add("model file", Text(Get(run.run, {"server", "model_path"})));
+  add("engine", Flatten(Get(res, {"engine"})));
+  add("engine build", Text(Get(run.run, {"server", "build_info"})));
+  add("hardware", Flatten(Get(res, {"hardware"})));
+  const json& gpu = Get(res, {"noise", "gpu"});
+  if (gpu.is_object()) {
+    std::string g = Text(gpu.value("name", json()));
+    if (gpu.contains("mem_total_mib") && gpu["mem_total_mib"].is_number())
+      g += " (" + Fmt("%.0f", gpu["mem_total_mib"].get<double>()) + " MiB)";
+    add("GPU seen", g);
+  }
+  const json& host = Get(run.run, {"host"});
+  if (host.is_object()) {
+    std::string h = Text(host.value("hostname", json()));
+    if (host.contains("kernel")) h += " · " + Text(host["kernel"]);
+    if (host.contains("cpus")) h += " · " + Text(host["cpus"]) + " CPUs";
+    add("host", h);
+  }
+  add("slots", Text(Get(run.run, {"slots"})));
+  add("context per slot", Text(Get(run.run, {"server", "n_ctx"})));
+  const json& sampling = Get(res, {"sampling"});
+  if (sampling.is_object()) {
+    std::string s;
+    for (const char* k : {"temperature", "top_k", "top_p", "seed"})
+      if (sampling.contains(k)) s += (s.empty() ? "" : " · ") + std::string(k) + " " + Text(sampling[k]);
+    add("sampling", s);
+  }
+  const json& thinking = Get(res, {"thinking"});
+  if (thinking.is_boolean()) add("thinking", thinking.get<bool>() ? "on" : "off");
+  std::string card = Text(Get(res, {"card", "name"}));
+  if (!Text(Get(res, {"card", "path"})).empty()) card += " (" + Text(Get(res, {"card", "path"})) + ")";
+  if (!Text(Get(res, {"card", "sha256"})).empty()) card += " · sha256 " + Text(Get(res, {"card", "sha256"}));
+  add("card", card);
+  add("started", Text(Get(run.run, {"started_utc"})));
+  add("finished", Text(Get(res, {"finished_utc"})));
+  m["setup"] = setup;
+
+  // Noise.
+  const json& noise = Get(res, {"noise"});
+  if (noise.is_object()) {
+    json nz;
+    nz["text"] = Text(noise.value("text", json()));
+    json details = json::array();
+    if (nz["text"].get<std::string>().empty() && noise.contains("samples") &&
+        noise.contains("samples_above_threshold"))
+      details.push_back(Text(noise["samples_above_threshold"]) + " of " + Text(noise["samples"]) +
+                        " load samples above " + Text(noise.value("threshold_pct", json())) + " % foreign CPU");
+    if (noise.contains("max_foreign_cpu_pct") && noise["max_foreign_cpu_pct"].is_number()) {
+      std::string d = "busiest foreign process: " + Text(noise["max_foreign_cpu_pct"]) + " % CPU";
+      const json& mf = noise.value("max_foreign", json());
+      if (mf.is_object()) d += " (" + Text(mf.value("comm", json())) + ", pid " + Text(mf.value("pid", json())) + ")";
+      details.push_back(d);
+    }
+    if (noise.contains("warnings") && noise["warnings"].is_array())
+      for (const auto& w : noise["warnings"]) details.push_back("warning: " + Text(w));
+    nz["details"] = details;
+    m["noise"] = nz;
+  } else {
+    m["noise"] = nullptr;
+  }
+  m["notes"] = notes;
+  m["samples"] = samples;
+  m["sample_parts"] = sample_parts;
+  m["max_text_chars"] = opts.max_text_chars;
+  *model_out = std::move(m);
+  return Status::Ok();
+}
+
+// ---- Markdown ----
+
+std::string Cell(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '|') o += "\\|";
+    else if (c == '<') o += "&lt;";  // no HTML in a published table
+    else if (c == '>') o += "&gt;";
+    else if (c == '\n' || c == '\r') o += ' ';
+    else o += c;
+  }
+  return o;
+}
+
+std::string NumCell(const json& v, const char* f) { return v.is_number() ? Fmt(f, v.get<double>()) : "—"; }
+
+std::string RenderMarkdown(const json& m) {
+  std::string o;
+  auto line = [&](const std::string& s) { o += s + "\n"; };
+  line("# " + Text(m["title"]));
+  line("");
+  if (!Text(m["subtitle"]).empty()) {
+    line(Cell(Text(m["subtitle"])));
+    line("");
+  }
+  line("## Results");
+  line("");
+  line("| part | metric | score (%) | ± stderr | n | cut-off | no answer | failed | prompt tok/s | decode tok/s |");
+  line("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+  for (const auto& r : m["summary"]) {
+    line("| " + Cell(Text(r["part"])) + " | " + Text(r["metric"]) + " | " + NumCell(r["score"], "%.2f") + " | " +
+         (r["stderr"].is_number() ? "± " + Fmt("%.2f", r["stderr"].get<double>()) : "—") + " | " +
+         NumCell(r["n"], "%.0f") + " | " + NumCell(r["cut_off"], "%.0f") + " | " + NumCell(r["no_answer"], "%.0f") +
+         " | " + NumCell(r["failed"], "%.0f") + " | " + NumCell(r["prompt_tps"], "%.1f") + " | " +
+         NumCell(r["decode_tps"], "%.1f") + " |");
+  }
+  line("");
+  line("Scores in percent. ± stderr: the binomial standard error sqrt(p (1 - p) / n) for accuracies; for RULER, "
+       "the standard error of the mean per-sample score. cut-off: answers that hit max_tokens; no answer: no "
+       "choice could be read; failed: requests that failed after retries. Speeds: the server's own timings, "
+       "token-weighted over the part.");
+  line("");
+  if (m["ifeval"].is_object()) {
+    const json& f = m["ifeval"];
+    line("### IFEval");
+    line("");
+    line("| level | strict (%) | loose (%) |");
+    line("|---|--:|--:|");
+    line("| prompt | " + NumCell(f["prompt_strict"], "%.2f") + " | " + NumCell(f["prompt_loose"], "%.2f") + " |");
+    line("| instruction | " + NumCell(f["inst_strict"], "%.2f") + " | " + NumCell(f["inst_loose"], "%.2f") + " |");
+    line("");
+  }
+  if (m["ruler"].is_object()) {
+    const json& r = m["ruler"];
+    line("### RULER by length");
+    line("");
+    std::string head = "| length | mean |", sep = "|---|--:|";
+    for (const auto& t : r["tasks"]) {
+      head += " " + Cell(Text(t)) + " |";
+      sep += "--:|";
+    }
+    line(head);
+    line(sep);
+    for (const auto& l : r["lengths"]) {
+      std::string row = "| " + Cell(Text(l["length"])) + " | " + NumCell(l["score"], "%.2f") + " |";
+      for (const auto& t : r["tasks"]) {
+        const json& v = l["tasks"].contains(Text(t)) ? l["tasks"][Text(t)] : json();
+        row += " " + NumCell(v, "%.2f") + " |";
+      }
+      line(row);
+    }
+    line("");
+  }
+  for (const auto& c : m["categories"]) {
+    line("### " + Cell(Text(c["title"])));
+    line("");
+    line("| " + Text(c["dimension"]) + " | n | correct | score (%) |");
+    line("|---|--:|--:|--:|");
+    for (const auto& r : c["rows"])
+      line("| " + Cell(Text(r["name"])) + " | " + NumCell(r["n"], "%.0f") + " | " + NumCell(r["correct"], "%.0f") +
+           " | " + NumCell(r["score"], "%.2f") + " |");
+    line("");
+  }
+  line("## Setup");
+  line("");
+  line("| | |");
+  line("|---|---|");
+  for (const auto& kv : m["setup"]) line("| " + Cell(Text(kv[0])) + " | " + Cell(Text(kv[1])) + " |");
+  line("");
+  line("## Noise");
+  line("");
+  if (m["noise"].is_object()) {
+    if (!Text(m["noise"]["text"]).empty()) line(Cell(Text(m["noise"]["text"])));
+    line("");
+    for (const auto& d : m["noise"]["details"]) line("- " + Cell(Text(d)));
+  } else {
+    line("No busy-process summary was recorded for this run.");
+  }
+  line("");
+  if (!m["notes"].empty()) {
+    line("## Notes");
+    line("");
+    for (const auto& n : m["notes"]) line("- " + Cell(Text(n)));
+    line("");
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string HtmlEscape(std::string_view s) {
+  std::string o;
+  o.reserve(s.size() + s.size() / 8);
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      case '\'': o += "&#39;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+std::string JsonForScriptBlock(const json& j) {
+  const std::string raw = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string o;
+  o.reserve(raw.size() + raw.size() / 16);
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    // '<', '>' and '&' can only occur inside JSON strings, where \u escapes
+    // mean the same characters.
+    if (c == '<') o += "\\u003c";
+    else if (c == '>') o += "\\u003e";
+    else if (c == '&') o += "\\u0026";
+    else if (static_cast<unsigned char>(c) == 0xE2 && i + 2 < raw.size() &&
+             static_cast<unsigned char>(raw[i + 1]) == 0x80 &&
+             (static_cast<unsigned char>(raw[i + 2]) == 0xA8 || static_cast<unsigned char>(raw[i + 2]) == 0xA9)) {
+      o += static_cast<unsigned char>(raw[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      o += c;
+    }
+  }
+  return o;
+}
+
+std::string Utf8Prefix(std::string_view s, size_t max_bytes, bool* cut) {
+  if (s.size() <= max_bytes) {
+    *cut = false;
+    return std::string(s);
+  }
+  *cut = true;
+  size_t end = max_bytes;
+  // Back up over continuation bytes (10xxxxxx) to a sequence start.
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  return std::string(s.substr(0, end));
+}
+
+Status BuildReport(const ReportOptions& opts, std::string* markdown, std::string* html) {
+  if (opts.run_dir.empty()) return Status::InvalidInput("report: a run folder is needed");
+  if (opts.max_text_chars < 0) return Status::InvalidInput("--max-text: expected a number >= 0");
+  try {
+    json model;
+    EVALRUN_RETURN_IF_ERROR(BuildModel(opts, &model));
+    *markdown = RenderMarkdown(model);
+    *html = report_internal::RenderHtml(model);
+  } catch (const json::exception& e) {
+    // A field of an unexpected type that the readers above did not guard.
+    return Status::Internal(opts.run_dir + ": unexpected JSON while building the report: " + e.what());
+  }
+  return Status::Ok();
+}
+
+int ReportRun(const ReportOptions& opts, FILE* out, FILE* err) {
+  std::string md, html;
+  Status st = BuildReport(opts, &md, &html);
+  if (!st.ok()) {
+    std::fprintf(err, "evalrun report: %s\n", st.message().c_str());
+    return kExitBadInput;
+  }
+  std::string dir = opts.run_dir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  for (const auto& [name, text] : {std::pair<std::string, const std::string*>{"report.md", &md},
+                                   std::pair<std::string, const std::string*>{"report.html", &html}}) {
+    const std::string path = dir + "/" + name;
+    st = WriteFileAtomically(path, *text);
+    if (!st.ok()) {
+      std::fprintf(err, "evalrun report: %s\n", st.message().c_str());
+      return kExitBadInput;
+    }
+    std::fprintf(out, "wrote %s\n", path.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace evalrun

@@ -1,0 +1,63 @@
+#include "evals/run_files.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "tests/support/run_binary.h"
+
+namespace evalrun {
+namespace {
+
+class RunFilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = testing::MakeTempDir(); }
+  void TearDown() override { testing::RemoveTree(dir_); }
+  std::string dir_;
+};
+
+TEST_F(RunFilesTest, AppendWholeLinesAndReadBack) {
+  JsonlAppender a;
+  ASSERT_TRUE(a.Open(dir_ + "/s.jsonl").ok());
+  ASSERT_TRUE(a.Append({{"id", "1"}}).ok());
+  ASSERT_TRUE(a.Append({{"id", "2"}, {"response", "x\ny"}}).ok());
+  a.Close();
+  EXPECT_EQ(testing::ReadFile(dir_ + "/s.jsonl"), "{\"id\":\"1\"}\n{\"id\":\"2\",\"response\":\"x\\ny\"}\n");
+  SampleFileContents c;
+  ASSERT_TRUE(LoadSampleFile(dir_ + "/s.jsonl", &c).ok());
+  EXPECT_EQ(c.lines.size(), 2u);
+  EXPECT_FALSE(c.dropped_torn_tail);
+}
+
+TEST_F(RunFilesTest, TornLastLineIsCutOff) {
+  testing::WriteFile(dir_ + "/s.jsonl", "{\"id\":\"1\"}\n{\"id\":\"2\",\"resp");
+  SampleFileContents c;
+  ASSERT_TRUE(LoadSampleFile(dir_ + "/s.jsonl", &c).ok());
+  EXPECT_EQ(c.lines.size(), 1u);
+  EXPECT_TRUE(c.dropped_torn_tail);
+  EXPECT_EQ(testing::ReadFile(dir_ + "/s.jsonl"), "{\"id\":\"1\"}\n");
+  // A complete-looking but invalid last line (a torn write that ended in a newline) too.
+  testing::WriteFile(dir_ + "/t.jsonl", "{\"id\":\"1\"}\n{\"id\":\n");
+  ASSERT_TRUE(LoadSampleFile(dir_ + "/t.jsonl", &c).ok());
+  EXPECT_EQ(c.lines.size(), 1u);
+  EXPECT_TRUE(c.dropped_torn_tail);
+}
+
+TEST_F(RunFilesTest, BadLineInTheMiddleIsAnError) {
+  testing::WriteFile(dir_ + "/s.jsonl", "{\"id\":\"1\"}\nnot json\n{\"id\":\"3\"}\n");
+  SampleFileContents c;
+  Status st = LoadSampleFile(dir_ + "/s.jsonl", &c);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("s.jsonl:2"), std::string::npos) << st.message();
+}
+
+TEST_F(RunFilesTest, AtomicWriteReplaces) {
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/r.json", "one").ok());
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/r.json", "two").ok());
+  EXPECT_EQ(testing::ReadFile(dir_ + "/r.json"), "two");
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/r.json.tmp"));
+  EXPECT_FALSE(WriteFileAtomically(dir_ + "/no/such/dir/r.json", "x").ok());
+}
+
+}  // namespace
+}  // namespace evalrun
