@@ -10,7 +10,11 @@
 #include <set>
 
 #include "datasets/manifest.h"
+#include "evals/busy_sampler.h"
 #include "evals/card.h"
+#include "evals/clock.h"
+#include "evals/gpu_reader.h"
+#include "evals/proc_source.h"
 #include "evals/client.h"
 #include "evals/jsonl.h"
 #include "evals/json_fields.h"
@@ -190,6 +194,67 @@ Prompt WithCardSampling(Prompt p, const Card& card) {
   return p;
 }
 
+// The port of a server on this machine (loopback), for finding the engine's
+// processes; 0 for a remote server or when none is given.
+int LocalPort(const std::string& origin) {
+  auto host_start = origin.find("://");
+  std::string hostport = origin.substr(host_start == std::string::npos ? 0 : host_start + 3);
+  auto colon = hostport.rfind(':');
+  std::string host = colon == std::string::npos ? hostport : hostport.substr(0, colon);
+  bool local = host == "localhost" || host.rfind("127.", 0) == 0 || host == "[::1]" || host == "0.0.0.0";
+  if (!local) return 0;
+  if (colon == std::string::npos) return origin.rfind("https", 0) == 0 ? 443 : 80;
+  return std::atoi(hostport.c_str() + colon + 1);
+}
+
+// The machine-noise sampler of a run: busy processes and the card's GPU,
+// one line a sample in <job>/load.jsonl.
+class NoiseLog {
+ public:
+  NoiseLog(const Card& card, const std::string& origin, const std::string& path, int engine_pid, FILE* err)
+      : runner_(), gpu_(&runner_) {
+    BusySamplerOptions o;
+    o.interval_s = card.load_sampling.interval_s;
+    o.top_n = card.load_sampling.top;
+    o.threshold_pct = card.load_sampling.threshold_pct;
+    o.ignore = card.load_sampling.ignore;
+    o.guard = card.load_sampling.guard;
+    o.guard_max_wait_s = card.load_sampling.guard_max_wait_s;
+    o.engine_port = LocalPort(origin);
+    o.engine_pid = engine_pid;
+    if (!card.hardware.gpu_uuid.empty()) {
+      GpuSelector::Parse(card.hardware.gpu_uuid, &o.gpu);
+    } else if (card.hardware.gpu_index) {
+      o.gpu.kind = GpuSelector::Kind::kIndex;
+      o.gpu.index = *card.hardware.gpu_index;
+    }
+    file_ = std::fopen(path.c_str(), "a");
+    if (!file_) std::fprintf(err, "evalrun: warning: %s: cannot write the load samples\n", path.c_str());
+    sampler_ = std::make_unique<BusySampler>(o, &proc_, o.gpu.kind == GpuSelector::Kind::kNone ? nullptr : &gpu_,
+                                             RealClock::Default(), [this](const std::string& line) {
+                                               if (!file_) return;
+                                               std::fputs(line.c_str(), file_);
+                                               std::fputc('\n', file_);
+                                               std::fflush(file_);
+                                             });
+    sampler_->Start();
+    std::string report = sampler_->StartReport();
+    if (!report.empty()) std::fprintf(err, "evalrun: %s\n", report.c_str());
+  }
+  ~NoiseLog() {
+    sampler_->Stop();
+    if (file_) std::fclose(file_);
+  }
+  BusySampler* sampler() { return sampler_.get(); }
+
+ private:
+  RealProcSource proc_;
+  RealCommandRunner runner_;
+  GpuReader gpu_;
+  FILE* file_ = nullptr;
+  std::unique_ptr<BusySampler> sampler_;
+};
+
 }  // namespace
 
 int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
@@ -327,6 +392,10 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     if (!st.ok()) return Fail(err, st, kExitBadInput);
   }
 
+  NoiseLog noise(card, origin, job_dir + "/load.jsonl", 0, err);
+  std::function<bool()> pause;
+  if (card.load_sampling.guard) pause = [&] { return noise.sampler()->ShouldPause(); };
+
   RetryPolicy retry;
   retry.retries = card.server.retries;
   ClientFactory make_client = [&]() -> std::unique_ptr<Client> {
@@ -392,7 +461,7 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
       double score = s.contains("score") && s["score"].is_number() ? s["score"].get<double>()
                      : s.value("correct", false) ? 1.0 : 0.0;
       progress.OnAnswer(score, s.value("cut_off", false), false);
-    }, cancel);
+    }, cancel, pause);
     progress.Finish();
     if (!write_error.ok()) return Fail(err, write_error, kExitIncomplete);
 
@@ -406,12 +475,14 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     parts_done[r.name] = result;
     total_failed += failed;
     if (cancel->cancelled()) interrupted = true;
-    nlohmann::json extra = {{"finished_utc", UtcNow()}, {"server", props.ToJson()}};
+    nlohmann::json extra = {{"finished_utc", UtcNow()}, {"server", props.ToJson()},
+                            {"noise", noise.sampler()->Summary()}};
     st = WriteResults(job_dir, card, job, parts_done, extra);
     if (!st.ok()) return Fail(err, st, kExitIncomplete);
   }
   PrintTable(out, runs, parts_done);
-  std::fprintf(out, "\nresults: %s/results.json\n", job_dir.c_str());
+  std::fprintf(out, "\nmachine noise: %s\n", noise.sampler()->SummaryLine().c_str());
+  std::fprintf(out, "results: %s/results.json\n", job_dir.c_str());
   if (interrupted || cancel->cancelled()) {
     std::fprintf(err, "evalrun: interrupted; answers are kept. Resume with the same command and --job %s\n",
                  job.c_str());
