@@ -59,6 +59,8 @@ Status ParseServer(const nlohmann::json& obj, const std::string& src, ServerConf
   EVALRUN_RETURN_IF_ERROR(f.Double("min_decode_tps", &s->min_decode_tps));
   if (s->min_decode_tps <= 0) return f.Error("min_decode_tps", "expected a positive number");
   EVALRUN_RETURN_IF_ERROR(f.StringList("command", &s->command));
+  EVALRUN_RETURN_IF_ERROR(f.Int("context", &s->context));
+  if (s->context < 0) return f.Error("context", "expected a positive integer");
   EVALRUN_RETURN_IF_ERROR(f.Double("stop_grace_s", &s->stop_grace_s));
   return f.Finish();
 }

@@ -32,6 +32,7 @@ struct ServerConfig {
   double request_timeout_base_s = 120;
   double min_decode_tps = 2.0;
   std::vector<std::string> command;  // engine argv template (managed engine)
+  int64_t context = 0;               // {context} of the managed engine for the parts (not fit)
   double stop_grace_s = 10;
 
   // scheme://host:port of base_url, and the path prefix ("/v1").

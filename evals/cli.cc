@@ -11,6 +11,9 @@
 
 #include "datasets/fetch.h"
 #include "evals/cancel.h"
+#include "evals/compare.h"
+#include "evals/report.h"
+#include "evals/engine.h"
 #include "evals/exit_codes.h"
 #include "evals/runner.h"
 
@@ -42,6 +45,7 @@ class SignalWatcher {
         } else {
           const char msg[] = "\nevalrun: quit; answers written so far are kept\n";
           (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+          TerminateManagedEngines(SIGKILL);  // never leave an engine behind
           _exit(kExitInterrupted);
         }
       }
@@ -86,6 +90,33 @@ Examples:
 
 Responses are JSON lines: {"id": <question id>, "response": "...",
 "finish_reason": "stop"|"length" (optional), "reasoning": "..." (optional)}.
+)";
+
+constexpr const char* kCompareExamples = R"(
+Examples:
+  evalrun compare runs/qwen3-b5000 runs/qwen3-b5100
+  evalrun compare runs/old runs/new --parts mmlupro,gpqa --min-delta 1
+  evalrun compare runs/old runs/new --json > compare.json
+
+Answers are paired by question id, part by part. For each part, category,
+RULER task/length and IFEval instruction: the scores of A and B, delta B - A,
+the discordant pairs, the exact McNemar p-value, a paired-bootstrap 95 %
+interval (2000 resamples, seed 12345) and the questions that flipped. Runs on
+different question sets are compared on the ids both answered.
+
+Exit codes: 0 no significant regression; 4 a significant regression (B below
+A in a part's headline score with p < alpha and |delta| >= --min-delta);
+1 bad input (missing folder, not a run, unreadable file).
+)";
+
+constexpr const char* kReportExamples = R"(
+Examples:
+  evalrun report runs/qwen3-b5100
+  evalrun report runs/qwen3-b5100 --max-text 1000
+
+Writes RUN/report.md (tables ready to publish) and RUN/report.html (one
+self-contained page: charts and a sample browser; opens without network).
+Exit codes: 0 ok, 1 bad input.
 )";
 
 constexpr const char* kDatasetsExamples = R"(
@@ -139,6 +170,28 @@ int RunCli(int argc, char** argv) {
   sc->add_option("--out", score.out_dir, "output folder (default: runs)");
   sc->add_option("--data-dir", score.data_dir, "dataset folder");
 
+  CompareOptions cmp;
+  std::string cmp_parts;
+  CLI::App* cm = app.add_subcommand("compare", "did quality move? paired statistics between two run folders");
+  cm->footer(kCompareExamples);
+  cm->add_option("run_a", cmp.run_a, "the baseline run folder (runs/<job>)")->required();
+  cm->add_option("run_b", cmp.run_b, "the run checked against it")->required();
+  cm->add_option("--parts", cmp_parts, "comma-separated parts to compare (default: every part both runs have)");
+  cm->add_option("--alpha", cmp.alpha, "significance level of McNemar's test (default 0.05)")
+      ->check(CLI::Range(0.0, 1.0));
+  cm->add_option("--min-delta", cmp.min_delta,
+                 "smallest drop, in percentage points, that counts as a regression (default 0)")
+      ->check(CLI::Range(0.0, 100.0));
+  cm->add_flag("--json", cmp.json, "print JSON (schema evalrun.compare/1, docs/results-schema.md) instead of Markdown");
+
+  ReportOptions rep;
+  CLI::App* rp = app.add_subcommand("report", "write report.md and a self-contained report.html into a run folder");
+  rp->footer(kReportExamples);
+  rp->add_option("run", rep.run_dir, "the run folder (runs/<job>)")->required();
+  rp->add_option("--max-text", rep.max_text_chars,
+                 "bytes of each response kept in the page's sample browser (default 4000)")
+      ->check(CLI::NonNegativeNumber);
+
   FetchOptions fetch;
   ListOptions list;
   CLI::App* ds = app.add_subcommand("datasets", "get the benchmark data (fetch) and check it (list)");
@@ -165,6 +218,11 @@ int RunCli(int argc, char** argv) {
   }
 
   if (sc->parsed()) return ScoreJob(score, stdout, stderr);
+  if (cm->parsed()) {
+    cmp.parts = SplitComma(cmp_parts);
+    return CompareRuns(cmp, stdout, stderr);
+  }
+  if (rp->parsed()) return ReportRun(rep, stdout, stderr);
   // No signal watcher: .part files make an interrupted fetch safe to resume.
   if (dfetch->parsed()) return DatasetsFetch(fetch, stdout, stderr);
   if (dlist->parsed()) return DatasetsList(list, stdout, stderr);

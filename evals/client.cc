@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include "evals/openai_wire.h"
@@ -46,7 +47,15 @@ CallResult OpenAiClient::Complete(const Prompt& prompt) {
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     r.http_status = resp.status;
     if (!resp.transport_ok()) {
-      r.error = "POST " + path + ": " + resp.error;
+      // The transport cannot tell a read timeout from a reset; the clock can.
+      if (ms + 50 >= timeout * 1000) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "no reply within %.1f s (read timeout: server.request_timeout_base_s + "
+                      "max_tokens / server.min_decode_tps + the prompt at 50 tokens/s)", timeout);
+        r.error = "POST " + path + ": " + buf;
+      } else {
+        r.error = "POST " + path + ": " + resp.error;
+      }
       continue;
     }
     if (resp.status == 200) {

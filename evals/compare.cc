@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -77,6 +76,10 @@ std::string GuessKind(const std::string& part, const std::vector<nlohmann::json>
 
 Status ChoiceUnits(const std::string& path, const std::vector<nlohmann::json>& samples, PartUnits* out) {
   Metric m{"accuracy", "accuracy", {"category"}, {}};
+  // GPQA's samples also carry a subdomain.
+  bool subdomain = !samples.empty();
+  for (const auto& s : samples) subdomain = subdomain && s.contains("subdomain") && s["subdomain"].is_string();
+  if (subdomain) m.dims.push_back("subdomain");
   for (size_t i = 0; i < samples.size(); ++i) {
     const auto& s = samples[i];
     auto it = s.find("correct");
@@ -86,6 +89,7 @@ Status ChoiceUnits(const std::string& path, const std::vector<nlohmann::json>& s
     u.id = u.key = SampleId(s);
     u.label = ScalarText(s.value("category", nlohmann::json()));
     u.groups = {u.label};
+    if (subdomain) u.groups.push_back(s["subdomain"].get<std::string>());
     u.score = it->get<bool>() ? 1.0 : 0.0;
     u.prompt_sha256 = s.value("prompt_sha256", std::string());
     m.units.push_back(std::move(u));
@@ -275,7 +279,8 @@ std::string Verdict(const nlohmann::json& st, const CompareOptions& opts) {
   const double p = st["p_value"].get<double>();
   if (st["n"].get<int64_t>() == 0) return "nothing paired";
   if (p >= opts.alpha) return "no significant change";
-  if (std::fabs(delta) * 100 < opts.min_delta) return "significant, below min-delta";
+  // (a small tolerance so that --min-delta 15 catches a delta of 0.15)
+  if (std::fabs(delta) * 100 + 1e-9 < opts.min_delta) return "significant, below min-delta";
   return delta < 0 ? "regression" : "improvement";
 }
 
@@ -394,41 +399,53 @@ std::string Shown(const nlohmann::json& v) {
   return v.dump();
 }
 
+const nlohmann::json& AtPath(const nlohmann::json& j, const std::vector<const char*>& path) {
+  static const nlohmann::json kNull;
+  const nlohmann::json* cur = &j;
+  for (const char* k : path) {
+    if (!cur->is_object()) return kNull;
+    auto it = cur->find(k);
+    if (it == cur->end()) return kNull;
+    cur = &*it;
+  }
+  return *cur;
+}
+
+nlohmann::json SetupValue(const RunFolder& r, bool from_run, const std::vector<const char*>& path) {
+  if (path.size() == 1 && std::string(path[0]) == "evalrun") {
+    const auto& e = At(r.run, {"evalrun"});
+    if (!e.is_object()) return nullptr;
+    return ScalarText(e.value("version", nlohmann::json())) + " (" + ScalarText(e.value("git_sha", nlohmann::json())) +
+           ")";
+  }
+  return AtPath(from_run ? r.run : r.results, path);
+}
+
 nlohmann::json SetupRows(const RunFolder& a, const RunFolder& b) {
   struct Row {
     const char* field;
-    std::function<nlohmann::json(const RunFolder&)> get;
+    bool from_run;  // run.json, else results.json
+    std::vector<const char*> path;
   };
-  auto run = [](std::initializer_list<const char*> p) {
-    return [p](const RunFolder& r) { return At(r.run, p); };
-  };
-  auto res = [](std::initializer_list<const char*> p) {
-    return [p](const RunFolder& r) { return At(r.results, p); };
-  };
-  const std::vector<Row> rows = {
-      {"engine build", run({"server", "build_info"})},
-      {"model file", run({"server", "model_path"})},
-      {"model (card)", res({"model"})},
-      {"engine (card)", res({"engine"})},
-      {"slots", run({"slots"})},
-      {"sampling", res({"sampling"})},
-      {"thinking", res({"thinking"})},
-      {"card sha256", res({"card", "sha256"})},
-      {"card name", res({"card", "name"})},
-      {"context per slot (n_ctx)", run({"server", "n_ctx"})},
-      {"chat template sha256", run({"server", "chat_template_sha256"})},
-      {"hardware (card)", res({"hardware"})},
-      {"host", run({"host", "hostname"})},
-      {"evalrun", [](const RunFolder& r) -> nlohmann::json {
-         const auto& e = At(r.run, {"evalrun"});
-         if (!e.is_object()) return nullptr;
-         return ScalarText(e.value("version", nlohmann::json())) + " (" +
-                ScalarText(e.value("git_sha", nlohmann::json())) + ")";
-       }},
+  static const std::vector<Row> rows = {
+      {"engine build", true, {"server", "build_info"}},
+      {"model file", true, {"server", "model_path"}},
+      {"model (card)", false, {"model"}},
+      {"engine (card)", false, {"engine"}},
+      {"slots", true, {"slots"}},
+      {"sampling", false, {"sampling"}},
+      {"thinking", false, {"thinking"}},
+      {"card sha256", false, {"card", "sha256"}},
+      {"card name", false, {"card", "name"}},
+      {"context per slot (n_ctx)", true, {"server", "n_ctx"}},
+      {"chat template sha256", true, {"server", "chat_template_sha256"}},
+      {"hardware (card)", false, {"hardware"}},
+      {"host", true, {"host", "hostname"}},
+      {"evalrun", true, {"evalrun"}},
   };
   nlohmann::json out = nlohmann::json::array();
   for (const auto& r : rows) {
-    nlohmann::json va = r.get(a), vb = r.get(b);
+    nlohmann::json va = SetupValue(a, r.from_run, r.path), vb = SetupValue(b, r.from_run, r.path);
     out.push_back({{"field", r.field}, {"a", Shown(va)}, {"b", Shown(vb)}, {"differs", va != vb}});
   }
   return out;
@@ -620,11 +637,11 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
 
   line("## What differs between the runs");
   line("");
-  std::vector<std::string> same;
+  std::vector<std::string> same, unknown;
   bool any = false;
   for (const auto& r : cmp["setup"]) {
     if (!r["differs"].get<bool>()) {
-      same.push_back(ScalarText(r["field"]));
+      (ScalarText(r["a"]) == "(not recorded)" ? unknown : same).push_back(ScalarText(r["field"]));
       continue;
     }
     if (!any) {
@@ -635,10 +652,14 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
     line("| " + Cell(ScalarText(r["field"])) + " | " + Code(ScalarText(r["a"])) + " | " + Code(ScalarText(r["b"])) +
          " |");
   }
-  if (!any) line("Engine, model, slots, sampling, thinking and card are the same.");
+  if (!any) line("Nothing differs in what both runs recorded.");
   line("");
-  if (any && !same.empty()) {
+  if (!same.empty()) {
     line("Same in both: " + Join(same, ", ") + ".");
+    line("");
+  }
+  if (!unknown.empty()) {
+    line("Recorded in neither run: " + Join(unknown, ", ") + ".");
     line("");
   }
   if (cmp["card_diff"].is_array() && !cmp["card_diff"].empty()) {
@@ -817,20 +838,8 @@ Status ReadSamplesReadOnly(const std::string& path, std::vector<nlohmann::json>*
 }
 
 namespace {
-Status BuildComparisonOrThrow(const CompareOptions& opts, nlohmann::json* out);
-}  // namespace
 
-Status BuildComparison(const CompareOptions& opts, nlohmann::json* out) {
-  try {
-    return BuildComparisonOrThrow(opts, out);
-  } catch (const nlohmann::json::exception& e) {
-    // A field of an unexpected type that the readers did not guard.
-    return Status::Internal("compare: unexpected JSON in " + opts.run_a + " or " + opts.run_b + ": " + e.what());
-  }
-}
-
-namespace {
-
+// BuildComparison without the safety net for nlohmann's exceptions.
 Status BuildComparisonOrThrow(const CompareOptions& opts, nlohmann::json* out) {
   EVALRUN_RETURN_IF_ERROR(CheckOptions(opts));
   RunFolder a, b;
@@ -956,6 +965,15 @@ Status BuildComparisonOrThrow(const CompareOptions& opts, nlohmann::json* out) {
 }
 
 }  // namespace
+
+Status BuildComparison(const CompareOptions& opts, nlohmann::json* out) {
+  try {
+    return BuildComparisonOrThrow(opts, out);
+  } catch (const nlohmann::json::exception& e) {
+    // A field of an unexpected type that the readers did not guard.
+    return Status::Internal("compare: unexpected JSON in " + opts.run_a + " or " + opts.run_b + ": " + e.what());
+  }
+}
 
 int CompareRuns(const CompareOptions& opts, FILE* out, FILE* err) {
   nlohmann::json doc;

@@ -10,7 +10,8 @@
 //   - the questions that flipped.
 // What a part's unit and metric are:
 //   - mmlupro, gpqa (and any part whose samples carry a bool `correct`): one
-//     question, 0/1; groups: `category`.
+//     question, 0/1; groups: `category` (and `subdomain` when every sample
+//     has one, as GPQA's do).
 //   - ifeval: headline = prompt-level strict (`strict.follow_all_instructions`
 //     per prompt); also instruction-level strict (one unit per entry of
 //     `instruction_id_list`, paired on (prompt id, position, instruction id),

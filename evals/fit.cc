@@ -1,5 +1,7 @@
 #include "evals/fit.h"
 
+#include "evals/server_tokenizer.h"
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -34,66 +36,6 @@ std::string Fixed(double v, int digits) {
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
-
-// The default counter: llama-server's /tokenize and /apply-template, with
-// the request's thinking switch passed to the template as the chat request
-// passes it. Not thread-safe (one transport).
-class LlamaServerCounter : public Tokenizer {
- public:
-  LlamaServerCounter(std::unique_ptr<HttpTransport> t, const GenParams& params)
-      : t_(std::move(t)), params_(params) {}
-
-  // POST /tokenize {"content", "add_special": false} -> {"tokens": [...]}.
-  Status Count(std::string_view text, int* n) override { return Tokenize(text, false, n); }
-
-  // The prompt tokens of a chat request whose one message is `content`:
-  // POST /apply-template, then /tokenize of its prompt with special tokens,
-  // as the server tokenizes a chat prompt.
-  Status CountChat(std::string_view content, int* n) override {
-    nlohmann::json body = {{"messages", {{{"role", "user"}, {"content", std::string(content)}}}}};
-    if (params_.enable_thinking)
-      body["chat_template_kwargs"] = {{"enable_thinking", *params_.enable_thinking}};
-    nlohmann::json reply;
-    EVALRUN_RETURN_IF_ERROR(Post("/apply-template", body, &reply));
-    auto it = reply.find("prompt");
-    if (it == reply.end() || !it->is_string())
-      return Status::ServerError("POST /apply-template: the reply has no \"prompt\" string");
-    return Tokenize(it->get<std::string>(), true, n);
-  }
-
-  int calls() const override { return calls_; }
-
- private:
-  Status Tokenize(std::string_view text, bool add_special, int* n) {
-    nlohmann::json body = {{"content", std::string(text)}, {"add_special", add_special}, {"parse_special", true}};
-    nlohmann::json reply;
-    EVALRUN_RETURN_IF_ERROR(Post("/tokenize", body, &reply));
-    auto it = reply.find("tokens");
-    if (it == reply.end() || !it->is_array())
-      return Status::ServerError("POST /tokenize: the reply has no \"tokens\" array");
-    *n = static_cast<int>(it->size());
-    return Status::Ok();
-  }
-
-  Status Post(const std::string& path, const nlohmann::json& body, nlohmann::json* reply) {
-    ++calls_;
-    HttpResponse r =
-        t_->Post(path, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 300);
-    if (!r.transport_ok()) return Status::Unavailable("POST " + path + ": " + r.error);
-    if (r.status != 200)
-      return Status::ServerError("POST " + path + ": HTTP " + std::to_string(r.status) + ": " +
-                                 ErrorMessageOf(r.body) +
-                                 " (fit sizes its prompt with llama-server's /tokenize and /apply-template)");
-    *reply = nlohmann::json::parse(r.body, nullptr, false);
-    if (reply->is_discarded() || !reply->is_object())
-      return Status::ServerError("POST " + path + ": the reply is not a JSON object");
-    return Status::Ok();
-  }
-
-  std::unique_ptr<HttpTransport> t_;
-  GenParams params_;
-  int calls_ = 0;
-};
 
 // The source text, repeated on demand so that any prefix length exists.
 class Source {
@@ -412,7 +354,7 @@ Status RunFit(const FitOptions& opts, Engine* engine, const TransportFactory& tr
       }
       std::unique_ptr<Tokenizer> counter =
           opts.make_tokenizer ? opts.make_tokenizer(transports())
-                              : std::make_unique<LlamaServerCounter>(transports(), opts.params);
+                              : MakeServerTokenizer(transports(), opts.server, opts.params.enable_thinking.value_or(false));
       Sizing sizing;
       st = SizePrompt(counter.get(), &source, needle, target, &sizing);
       if (!st.ok()) {

@@ -307,6 +307,11 @@ Status BuildModel(const ReportOptions& opts, json* model_out) {
       ruler["lengths"] = lens;
       ruler["tasks"] = tasks;
       m["ruler"] = ruler;
+    } else if (part != "mmlupro" && part != "gpqa" && !p.contains("correct")) {
+      // A part this report does not know: its score as results.json has it.
+      row["metric"] = "score (as recorded)";
+      row["score"] = OptJson(Num(p, {"score"}));
+      row["stderr"] = json();
     } else {
       row["metric"] = "accuracy";
       std::optional<double> sc = Num(p, {"score"});

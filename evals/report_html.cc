@@ -192,6 +192,9 @@ ul.plain{margin:6px 0 0;padding-left:18px}
 #f-count{color:var(--muted);font-size:12.5px}
 table.samples td{font-size:13px}
 table.samples tr.srow{cursor:pointer}
+table.samples td.verdict{white-space:nowrap}
+table.compact{width:auto;min-width:420px}
+table.compact td,table.compact th{padding-right:22px}
 table.samples tr.srow:hover td{background:#f3f6fb}
 .badge{display:inline-block;padding:0 7px;border-radius:9px;font-size:11.5px;font-weight:600;line-height:18px}
 .b-right{color:var(--good);background:var(--good-bg)}
@@ -277,7 +280,7 @@ constexpr const char* kScript = R"JS(
     tr.appendChild(el('td', null, s.part));
     tr.appendChild(el('td', 'mono', s.id));
     tr.appendChild(el('td', null, s.category));
-    var v = el('td');
+    var v = el('td', 'verdict');
     v.appendChild(el('span', 'badge b-' + s.verdict, s.verdict));
     if (s.cut_off) v.appendChild(el('span', 'badge b-cut', 'cut off'));
     if (s.no_answer) v.appendChild(el('span', 'badge b-cut', 'no answer'));
@@ -341,7 +344,7 @@ std::string RenderHtml(const json& m) {
        "error of the mean per-sample score. Speeds are the server's own timings, token-weighted over the part.</p>";
   if (m["ifeval"].is_object()) {
     const json& f = m["ifeval"];
-    h += "<h3>IFEval accuracies</h3><table style=\"max-width:420px\"><thead><tr><th>level</th>"
+    h += "<h3>IFEval accuracies</h3><table class=\"compact\"><thead><tr><th>level</th>"
          "<th class=\"num\">strict %</th><th class=\"num\">loose %</th></tr></thead><tbody><tr><td>prompt</td>"
          "<td class=\"num\">" + NumOrDash(f["prompt_strict"], "%.2f") + "</td><td class=\"num\">" +
          NumOrDash(f["prompt_loose"], "%.2f") + "</td></tr><tr><td>instruction</td><td class=\"num\">" +
@@ -354,7 +357,7 @@ std::string RenderHtml(const json& m) {
   if (m["ruler"].is_object() && !m["ruler"]["lengths"].empty()) {
     const json& r = m["ruler"];
     h += "<section id=\"ruler\"><h2>RULER: score by context length</h2>" + LineChart(r);
-    h += "<table><thead><tr><th>length</th><th class=\"num\">mean</th>";
+    h += "<table class=\"compact\"><thead><tr><th>length</th><th class=\"num\">mean</th>";
     for (const auto& t : r["tasks"]) h += "<th class=\"num\">" + E(t) + "</th>";
     h += "</tr></thead><tbody>";
     for (const auto& l : r["lengths"]) {

@@ -12,6 +12,8 @@
 #include "datasets/manifest.h"
 #include "evals/busy_sampler.h"
 #include "evals/card.h"
+#include "evals/engine.h"
+#include "evals/fit.h"
 #include "evals/clock.h"
 #include "evals/gpu_reader.h"
 #include "evals/proc_source.h"
@@ -77,7 +79,7 @@ int Fail(FILE* err, const Status& st, int code) {
 // Resolves the parts asked for against the card. Unknown names and names the
 // card lacks are bad input; parts not built yet are noted and left out.
 Status ResolveParts(const Card& card, const std::vector<std::string>& asked,
-                    std::vector<PartRun>* runs, std::vector<std::string>* notes) {
+                    std::vector<PartRun>* runs, std::vector<std::string>* notes, bool* run_fit) {
   std::vector<std::string> names;
   if (asked.empty()) {
     for (const auto& n : KnownPartNames())
@@ -93,6 +95,12 @@ Status ResolveParts(const Card& card, const std::vector<std::string>& asked,
     }
   }
   for (const auto& n : names) {
+    // fit is not a question set: it restarts the engine per context (evals/fit.h).
+    if (n == "fit") {
+      if (run_fit) *run_fit = true;
+      else notes->push_back("part fit cannot be re-scored; skipped");
+      continue;
+    }
     PartRun r;
     r.name = n;
     r.part = MakePart(n);
@@ -102,7 +110,8 @@ Status ResolveParts(const Card& card, const std::vector<std::string>& asked,
     }
     runs->push_back(std::move(r));
   }
-  if (runs->empty()) return Status::InvalidInput("no part to run (card " + card.path + ")");
+  if (runs->empty() && !(run_fit && *run_fit))
+    return Status::InvalidInput("no part to run (card " + card.path + ")");
   return Status::Ok();
 }
 
@@ -267,9 +276,15 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
   }
   std::vector<PartRun> runs;
   std::vector<std::string> notes;
-  st = ResolveParts(card, opts.parts, &runs, &notes);
+  bool run_fit = false;
+  st = ResolveParts(card, opts.parts, &runs, &notes, &run_fit);
   if (!st.ok()) return Fail(err, st, kExitBadInput);
   for (const auto& n : notes) std::fprintf(err, "evalrun: note: %s\n", n.c_str());
+  const bool managed = !card.server.command.empty();
+  if (managed && !runs.empty() && (card.server.context <= 0 || card.server.slots <= 0))
+    return Fail(err, Status::InvalidInput(card.path + ": server.command is set: the parts other than fit need "
+                                          "server.context (the engine's {context}) and a number in server.slots"),
+                kExitBadInput);
 
   const std::string data_dir = opts.data_dir.empty() ? DefaultDataDir() : opts.data_dir;
   const std::string job = opts.job.empty() ? DefaultJobName(card.name) : opts.job;
@@ -310,20 +325,41 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     if (!st.ok()) return Fail(err, st.Prefixed("part " + r.name), kExitBadInput);
   }
 
+  FitOptions fit_opts;
+  if (run_fit) {
+    fit_opts = FitOptionsFromCard(card, card.FindPart("fit"));
+    st = LoadFitHaystack(data_dir, &fit_opts.haystack);
+    if (!st.ok()) return Fail(err, st.Prefixed("part fit"), kExitBadInput);
+  }
+
   const std::string origin = card.server.Origin();
+  // The engine: started (and always stopped) by evalrun when the card gives
+  // server.command; else the server at base_url, used as is.
+  std::unique_ptr<Engine> engine = MakeEngine(card.server, job_dir + "/server.log", token);
   auto transport = MakeHttpTransport(origin, token);
-  std::string log;
-  std::fprintf(err, "evalrun: waiting for %s (up to %.0f s)\n", origin.c_str(), card.server.ready_timeout_s);
-  st = WaitUntilReady(transport.get(), card.server, card.server.ready_timeout_s, cancel, &log);
-  if (!log.empty()) std::fprintf(err, "evalrun: %s", log.c_str());
-  if (st.code() == Status::Code::kCancelled) return Fail(err, st, kExitInterrupted);
-  if (!st.ok()) return Fail(err, st, kExitUnreachable);
   ServerProps props;
-  st = FetchServerProps(transport.get(), card.server, &props);
-  if (!st.ok()) return Fail(err, st, kExitUnreachable);
+  if (!runs.empty() || !managed) {
+    if (managed) {
+      std::fprintf(err, "evalrun: starting the engine (context %lld, %d slots); log: %s\n",
+                   static_cast<long long>(card.server.context), card.server.slots, engine->log_path().c_str());
+      st = engine->Start(card.server.context, card.server.slots, cancel);
+      if (st.code() == Status::Code::kCancelled) return Fail(err, st, kExitInterrupted);
+      if (!st.ok()) return Fail(err, st.Prefixed("engine"), kExitUnreachable);
+    }
+    std::string log;
+    std::fprintf(err, "evalrun: waiting for %s (up to %.0f s)\n", origin.c_str(), card.server.ready_timeout_s);
+    st = WaitUntilReady(transport.get(), card.server, card.server.ready_timeout_s, cancel, &log);
+    if (!log.empty()) std::fprintf(err, "evalrun: %s", log.c_str());
+    if (st.code() == Status::Code::kCancelled) return Fail(err, st, kExitInterrupted);
+    if (!st.ok()) return Fail(err, st, kExitUnreachable);
+    st = FetchServerProps(transport.get(), card.server, &props);
+    if (!st.ok()) return Fail(err, st, kExitUnreachable);
+  }
 
   int slots = card.server.slots;
-  if (slots == 0) {
+  if (slots == 0 && runs.empty()) {
+    slots = 1;
+  } else if (slots == 0) {
     if (props.total_slots <= 0)
       return Fail(err, Status::InvalidInput(card.path + ": server.slots is \"auto\" but " + origin +
                                             "/props gives no total_slots; set server.slots to a number"),
@@ -339,13 +375,16 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     // Parts that size prompts with the server's tokenizer are prepared now.
     PartContext ctx = base;
     ctx.config = card.FindPart(r.name);
-    std::unique_ptr<Tokenizer> tok = MakeServerTokenizer(MakeHttpTransport(origin, token), card.server);
+    std::unique_ptr<Tokenizer> tok = MakeServerTokenizer(MakeHttpTransport(origin, token), card.server, card.thinking);
     int probe = 0;
     Status tst = tok->Count("probe", &probe);
     if (!tst.ok()) {
       if (!ctx.config->allow_estimated_tokens)
-        return Fail(err, tst.Prefixed("part " + r.name), tst.code() == Status::Code::kUnavailable ? kExitUnreachable
-                                                                                                : kExitBadInput);
+        return Fail(err,
+                    Status::Unavailable("part " + r.name + ": " + tst.message() + ". Set parts." + r.name +
+                                        ".allow_estimated_tokens to use a byte-based estimate with a safety "
+                                        "margin instead"),
+                    kExitUnreachable);
       std::fprintf(err, "evalrun: %s: warning: %s; using the byte-based estimate with a safety margin "
                    "(parts.%s.allow_estimated_tokens)\n", r.name.c_str(), tst.message().c_str(), r.name.c_str());
       tok = MakeEstimatingTokenizer();
@@ -392,7 +431,7 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     if (!st.ok()) return Fail(err, st, kExitBadInput);
   }
 
-  NoiseLog noise(card, origin, job_dir + "/load.jsonl", 0, err);
+  NoiseLog noise(card, origin, job_dir + "/load.jsonl", managed ? static_cast<int>(engine->pid()) : 0, err);
   std::function<bool()> pause;
   if (card.load_sampling.guard) pause = [&] { return noise.sampler()->ShouldPause(); };
 
@@ -480,6 +519,40 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     st = WriteResults(job_dir, card, job, parts_done, extra);
     if (!st.ok()) return Fail(err, st, kExitIncomplete);
   }
+  if (managed && !runs.empty()) {
+    st = engine->Stop();
+    if (!st.ok()) std::fprintf(err, "evalrun: warning: engine: %s\n", st.message().c_str());
+  }
+  if (run_fit && !cancel->cancelled()) {
+    // The fit ladder: the engine restarted at each context (or the running
+    // server tried at each size), GPU memory read at its peak per step.
+    RealCommandRunner smi_runner;
+    GpuReader smi(&smi_runner);
+    GpuSelector gpu_sel;
+    if (!card.hardware.gpu_uuid.empty()) GpuSelector::Parse(card.hardware.gpu_uuid, &gpu_sel);
+    else if (card.hardware.gpu_index) gpu_sel.kind = GpuSelector::Kind::kIndex, gpu_sel.index = *card.hardware.gpu_index;
+    if (gpu_sel.kind != GpuSelector::Kind::kNone) {
+      fit_opts.gpu_mem_mib = [&]() -> std::optional<double> {
+        GpuInfo g;
+        if (!smi.Read(gpu_sel, &g).ok()) return std::nullopt;
+        return g.mem_used_mib;
+      };
+    }
+    fit_opts.make_tokenizer = [&](std::unique_ptr<HttpTransport> t) {
+      return MakeServerTokenizer(std::move(t), card.server, card.thinking);
+    };
+    fit_opts.log = [&](const std::string& l) { std::fprintf(err, "evalrun: %s\n", l.c_str()); };
+    nlohmann::json fit;
+    st = RunFit(fit_opts, engine.get(), [&] { return MakeHttpTransport(origin, token); }, cancel, &fit);
+    if (st.code() == Status::Code::kCancelled) interrupted = true;
+    else if (!st.ok()) return Fail(err, st.Prefixed("part fit"), kExitUnreachable);
+    parts_done["fit"] = fit;
+    st = WriteResults(job_dir, card, job, parts_done,
+                      {{"finished_utc", UtcNow()}, {"noise", noise.sampler()->Summary()}});
+    if (!st.ok()) return Fail(err, st, kExitIncomplete);
+    if (fit.contains("largest"))
+      std::fprintf(out, "\nfit: largest context that loaded and answered: %s\n", fit["largest"].dump().c_str());
+  }
   PrintTable(out, runs, parts_done);
   std::fprintf(out, "\nmachine noise: %s\n", noise.sampler()->SummaryLine().c_str());
   std::fprintf(out, "results: %s/results.json\n", job_dir.c_str());
@@ -502,7 +575,7 @@ int ScoreJob(const ScoreOptions& opts, FILE* out, FILE* err) {
   if (!st.ok()) return Fail(err, st, kExitBadInput);
   std::vector<PartRun> runs;
   std::vector<std::string> notes;
-  st = ResolveParts(card, {opts.part}, &runs, &notes);
+  st = ResolveParts(card, {opts.part}, &runs, &notes, nullptr);
   if (!st.ok()) return Fail(err, st, kExitBadInput);
   PartRun& r = runs[0];
   if (r.part->NeedsTokenizer())

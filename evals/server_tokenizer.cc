@@ -11,8 +11,8 @@ constexpr double kTimeout = 300;
 
 class ServerTokenizer : public Tokenizer {
  public:
-  ServerTokenizer(std::unique_ptr<HttpTransport> t, const ServerConfig& s)
-      : t_(std::move(t)), server_(s) {}
+  ServerTokenizer(std::unique_ptr<HttpTransport> t, const ServerConfig& s, bool thinking)
+      : t_(std::move(t)), server_(s), thinking_(thinking) {}
 
   Status Count(std::string_view text, int* n) override {
     EVALRUN_RETURN_IF_ERROR(Detect());
@@ -27,12 +27,15 @@ class ServerTokenizer : public Tokenizer {
     nlohmann::json messages = nlohmann::json::array({{{"role", "user"}, {"content", std::string(content)}}});
     if (dialect_ == kLlama) {
       nlohmann::json reply;
-      EVALRUN_RETURN_IF_ERROR(PostJson("/apply-template", {{"messages", messages}}, &reply));
+      nlohmann::json body = {{"messages", messages},
+                             {"chat_template_kwargs", {{"enable_thinking", thinking_}}}};
+      EVALRUN_RETURN_IF_ERROR(PostJson("/apply-template", body, &reply));
       if (!reply.contains("prompt") || !reply["prompt"].is_string())
         return Status::ServerError(server_.Origin() + "/apply-template: reply has no \"prompt\"");
       return LlamaTokenize(reply["prompt"].get<std::string>(), true, n);
     }
-    nlohmann::json body = {{"messages", messages}, {"add_generation_prompt", true}};
+    nlohmann::json body = {{"messages", messages}, {"add_generation_prompt", true},
+                           {"chat_template_kwargs", {{"enable_thinking", thinking_}}}};
     if (!server_.model.empty()) body["model"] = server_.model;
     return OpenAiTokenize(body, n);
   }
@@ -102,12 +105,12 @@ class ServerTokenizer : public Tokenizer {
         server_.Origin() + " cannot count tokens: neither llama-server's POST /apply-template + /tokenize nor a "
         "vLLM/SGLang-style POST /tokenize answered (HTTP " + std::to_string(r.status) + " / " +
         (v.transport_ok() ? std::to_string(v.status) : v.error) +
-        "). RULER sizes prompts with the server's own tokenizer; set parts.ruler.allow_estimated_tokens "
-        "to use a byte-based estimate with a safety margin instead");
+        "); evalrun sizes long prompts (RULER, fit) with the server's own tokenizer");
   }
 
   std::unique_ptr<HttpTransport> t_;
   ServerConfig server_;
+  bool thinking_;
   Dialect dialect_ = kUnknown;
   int calls_ = 0;
 };
@@ -131,8 +134,8 @@ class EstimatingTokenizer : public Tokenizer {
 }  // namespace
 
 std::unique_ptr<Tokenizer> MakeServerTokenizer(std::unique_ptr<HttpTransport> transport,
-                                               const ServerConfig& server) {
-  return std::make_unique<ServerTokenizer>(std::move(transport), server);
+                                               const ServerConfig& server, bool thinking) {
+  return std::make_unique<ServerTokenizer>(std::move(transport), server, thinking);
 }
 
 std::unique_ptr<Tokenizer> MakeEstimatingTokenizer() { return std::make_unique<EstimatingTokenizer>(); }

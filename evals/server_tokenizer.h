@@ -19,8 +19,10 @@
 namespace evalrun {
 
 // Not thread-safe (one transport); make one per thread.
+// `thinking` is passed to the chat template (chat_template_kwargs.
+// enable_thinking) as the requests will pass it.
 std::unique_ptr<Tokenizer> MakeServerTokenizer(std::unique_ptr<HttpTransport> transport,
-                                               const ServerConfig& server);
+                                               const ServerConfig& server, bool thinking);
 
 // A stand-in when the server cannot count: ceil(bytes / 3) plus 5 % and
 // 64 tokens of margin, so prompts err on the short side. Only when the card

@@ -227,7 +227,13 @@ TEST(CompareRuns, IdenticalRunsExitZero) {
   EXPECT_NE(md.out.find("| mmlupro | accuracy | 400 | 80.00 | 80.00 | +0.00 | [+0.00, +0.00] | 0 | 0 | 1 |"),
             std::string::npos)
       << md.out;
-  EXPECT_NE(md.out.find("Engine, model, slots, sampling, thinking and card are the same."), std::string::npos);
+  EXPECT_NE(md.out.find("Nothing differs in what both runs recorded."), std::string::npos);
+  EXPECT_NE(md.out.find("Same in both: engine build, model file, model (card), engine (card), slots, sampling, "
+                        "thinking, card sha256,"),
+            std::string::npos)
+      << md.out;
+  EXPECT_NE(md.out.find("Recorded in neither run: chat template sha256, host."), std::string::npos)
+      << md.out;
   EXPECT_NE(md.out.find("0 A✓ B✗, 0 A✗ B✓."), std::string::npos);
 }
 
@@ -496,6 +502,22 @@ TEST(CompareRuns, RulerFractionsUseTheSignTestAndCountPartials) {
   EXPECT_NE(md.out.find("| `niah_multikey_1-16384-4` | niah_multikey_1 @ 16384 | 1.00 | 0.50 |"),
             std::string::npos)
       << md.out;
+}
+
+TEST(CompareRuns, GpqaSubdomainsAreASecondDimension) {
+  TempDir t;
+  auto a = ChoiceSamples(40);
+  for (size_t i = 0; i < a.size(); ++i) a[i]["subdomain"] = i % 2 ? "Organic Chemistry" : "Quantum Mechanics";
+  MakeRun(t.path() + "/a", "a", "gpqa", a);
+  MakeRun(t.path() + "/b", "b", "gpqa", a);
+  Captured js = RunCompare(Opts(t.path() + "/a", t.path() + "/b", true));
+  ASSERT_EQ(js.code, kExitOk) << js.err;
+  const nlohmann::json doc = nlohmann::json::parse(js.out);
+  const auto& groups = doc["parts"][0]["metrics"][0]["groups"];
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[1]["dimension"], "subdomain");
+  EXPECT_EQ(groups[1]["rows"][0]["name"], "Organic Chemistry");
+  EXPECT_EQ(groups[1]["rows"][0]["n"], 20);
 }
 
 TEST(CompareRuns, PartsOnlyInOneRunAreNotedAndPartsFlagSelects) {
