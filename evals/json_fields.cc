@@ -26,6 +26,12 @@ Status ParseJsonText(std::string_view text, const std::string& source, nlohmann:
     std::string detail = colon == std::string::npos ? what : what.substr(colon);
     return Status::InvalidInput(source + ":" + std::to_string(line) + ":" + std::to_string(col) +
                                 ": malformed JSON: " + detail);
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. out_of_range 406 for a number such as 1e500.
+    std::string what = e.what();
+    auto close = what.find("] ");
+    return Status::InvalidInput(source + ": invalid JSON: " +
+                                (close == std::string::npos ? what : what.substr(close + 2)));
   }
 }
 

@@ -65,6 +65,15 @@ Completion CompletionFromSample(const nlohmann::json& s) {
   return c;
 }
 
+void ScoreChoiceSample(char letter, const std::string& gold, const std::string& finish_reason,
+                       nlohmann::json* s) {
+  const bool cut = finish_reason == "length";
+  (*s)["extracted"] = letter ? nlohmann::json(std::string(1, letter)) : nlohmann::json();
+  (*s)["cut_off"] = cut;
+  (*s)["no_answer"] = !cut && letter == 0;
+  (*s)["correct"] = !cut && letter != 0 && std::string(1, letter) == gold;
+}
+
 double BinomialStderr(double p, int n) { return n > 0 ? std::sqrt(p * (1 - p) / n) : 0.0; }
 
 double Round(double x, int digits) {

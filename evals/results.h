@@ -32,6 +32,12 @@ double Round(double x, int digits);
 // figures, and token-weighted totals) and token counts to `out`.
 void AddSpeeds(const std::vector<nlohmann::json>& samples, nlohmann::json* out);
 
+// The verdict of a multiple-choice answer, into `sample`: `extracted`
+// (letter or null), `cut_off` (finish_reason "length": wrong whatever the
+// text), `no_answer` (no letter: wrong, never a random guess), `correct`.
+void ScoreChoiceSample(char letter, const std::string& gold, const std::string& finish_reason,
+                       nlohmann::json* sample);
+
 // For multiple-choice parts: score, n, correct, cut_off, no_answer, failed,
 // stderr, per-category {n, correct, score}, speeds. Samples carry "correct",
 // "cut_off", "no_answer" and "category".

@@ -1,5 +1,7 @@
 #include "scorers/ruler_metrics.h"
 
+#include "scorers/ifeval_unicode.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -7,6 +9,8 @@
 
 namespace evalrun {
 namespace {
+
+using ifeval::AppendUtf8;  // the one UTF-8 encoder (scorers/ifeval_unicode.h)
 
 // Python 3.11 (Unicode 14) str.lower() one-to-one mappings, as runs:
 // {first code point, count, stride, delta}: for k < count, the code point
@@ -108,23 +112,6 @@ size_t DecodeUtf8(std::string_view s, size_t i, uint32_t* cp) {
   return static_cast<size_t>(len);
 }
 
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 // str.isspace() code points.
 bool IsPySpace(uint32_t c) {

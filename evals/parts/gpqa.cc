@@ -77,12 +77,8 @@ class GpqaPart : public Part {
     char letter = 0;
     if (!a.unclosed_think)
       letter = extract_ == "simple-evals" ? ExtractSimpleEvalsLetter(a.content) : ExtractFirstLetter(a.content, 4);
-    const bool cut = a.finish_reason == "length";
-    (*s)["extracted"] = letter ? nlohmann::json(std::string(1, letter)) : nlohmann::json();
-    (*s)["cut_off"] = cut;
-    (*s)["no_answer"] = !cut && letter == 0;
     // simple-evals compares the letter as written ("d" is not "D").
-    (*s)["correct"] = !cut && letter != 0 && std::string(1, letter) == gold;
+    ScoreChoiceSample(letter, gold, a.finish_reason, s);
   }
 
   nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,

@@ -166,11 +166,7 @@ class MmluProPart : public Part {
     if (!a.unclosed_think) {
       letter = extract_ == "official" ? ExtractOfficialMmluPro(a.content) : ExtractFirstLetter(a.content, n);
     }
-    bool cut = a.finish_reason == "length";
-    (*s)["extracted"] = letter ? nlohmann::json(std::string(1, letter)) : nlohmann::json();
-    (*s)["cut_off"] = cut;
-    (*s)["no_answer"] = !cut && letter == 0;
-    (*s)["correct"] = !cut && letter != 0 && std::string(1, letter) == gold;
+    ScoreChoiceSample(letter, gold, a.finish_reason, s);
   }
 
   nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,

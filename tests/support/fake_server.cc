@@ -44,6 +44,8 @@ struct FakeServer::Impl {
   std::chrono::steady_clock::time_point started;
   uint64_t overflow_generation = 0;
   std::vector<nlohmann::json> requests;
+  std::vector<std::string> authorizations;
+  std::atomic<bool> stopping{false};  // Stop() cuts hangs and slot waits short
 };
 
 namespace {
@@ -82,9 +84,20 @@ std::vector<nlohmann::json> FakeServer::requests() const {
   return impl_->requests;
 }
 
+std::vector<std::string> FakeServer::authorizations() const {
+  std::lock_guard<std::mutex> l(impl_->mu);
+  return impl_->authorizations;
+}
+
 bool FakeServer::Start() {
   Impl* im = impl_.get();
+  im->stopping.store(false);
   im->http.new_task_queue = [] { return new httplib::ThreadPool(48); };
+  im->http.set_pre_routing_handler([im](const httplib::Request& req, httplib::Response&) {
+    std::lock_guard<std::mutex> l(im->mu);
+    im->authorizations.push_back(req.get_header_value("Authorization"));
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
 
   im->http.Get("/health", [this, im](const httplib::Request&, httplib::Response& res) {
     ++health_requests_;
@@ -225,7 +238,7 @@ bool FakeServer::Start() {
       std::unique_lock<std::mutex> l(im->mu);
       ++im->waiting;
       SetMax(max_waiting_, im->waiting - std::max(0, slots - im->running));
-      im->cv.wait(l, [&] { return im->running < slots; });
+      im->cv.wait(l, [&] { return im->running < slots || im->stopping.load(); });
       --im->waiting;
       ++im->running;
       SetMax(max_running_, im->running);
@@ -249,7 +262,7 @@ bool FakeServer::Start() {
     }
     // Service time, in small steps so a context overflow reaches the running ones.
     int wait_ms = reply.fault == Fault::kHang ? reply.hang_ms : reply.delay_ms;
-    for (int waited = 0; waited < wait_ms; waited += 5) {
+    for (int waited = 0; waited < wait_ms && !im->stopping.load(); waited += 5) {
       std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5, wait_ms - waited)));
       std::lock_guard<std::mutex> l(im->mu);
       if (im->overflow_generation != generation) break;
@@ -263,7 +276,8 @@ bool FakeServer::Start() {
     if (overflowed) return overflow();
 
     std::string content = reply.content;
-    if (reply.fault == Fault::kHugeBody) content = std::string(20 * 1024 * 1024, 'x');
+    if (reply.fault == Fault::kHugeBody)
+      content = std::string(20 * 1024 * 1024, 'x') + (reply.content.empty() ? "" : "\n" + reply.content);
     const int completion_tokens = reply.completion_tokens >= 0 ? reply.completion_tokens
                                                                : std::max(1, FakeTokenCount(content));
     nlohmann::json msg = {{"role", "assistant"}, {"content", content}};
@@ -345,6 +359,11 @@ bool FakeServer::Start() {
 
 void FakeServer::Stop() {
   if (!impl_) return;
+  {
+    std::lock_guard<std::mutex> l(impl_->mu);
+    impl_->stopping.store(true);
+  }
+  impl_->cv.notify_all();
   if (impl_->http.is_running()) impl_->http.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
 }

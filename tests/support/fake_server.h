@@ -28,11 +28,12 @@ enum class Fault {
   kHttp429,
   kHttp400,
   kResetMidBody,       // headers and half a body, then the connection closes
-  kHang,               // sleeps hang_ms before answering
+  kHang,               // sleeps hang_ms before answering (cut short by Stop())
   kMalformedJson,      // 200 with a body that is not JSON
   kEmptyChoices,       // 200 with "choices": []
   kErrorIn200,         // 200 carrying an error object
-  kHugeBody,           // 200 with a ~20 MB content
+  kHugeBody,           // 200 with a ~20 MB content: 20 MiB of 'x', then "\n" + content
+                       // when the reply's content is not empty
   kContextOverflow,    // all running requests fail with 500 "Context size has been exceeded."
 };
 
@@ -100,6 +101,9 @@ class FakeServer {
   int tokenize_requests() const { return tokenize_requests_.load(); }
   int health_requests() const { return health_requests_.load(); }
   std::vector<nlohmann::json> requests() const;            // chat request bodies, arrival order
+  // The Authorization header of every request received (any endpoint, any
+  // method), in arrival order; "" for a request that had none.
+  std::vector<std::string> authorizations() const;
 
  private:
   struct Impl;

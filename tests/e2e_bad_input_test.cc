@@ -1,0 +1,227 @@
+// End to end: bad input is refused with exit 1 and a message that names the
+// file, field or line, before any request, and never touches an existing
+// run. The API token is read from the environment and sent, never written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/e2e.h"
+#include "tests/support/fake_server.h"
+
+namespace evalrun::testing {
+namespace {
+
+// Every regular file under `root` (relative path -> bytes).
+std::map<std::string, std::string> Snapshot(const std::string& root) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root))
+    if (e.is_regular_file()) files[std::filesystem::relative(e.path(), root).string()] = ReadFile(e.path().string());
+  return files;
+}
+
+class E2eBadInput : public E2eTest {
+ protected:
+  // A finished job "keep" that no refused command may change.
+  void SetUp() override {
+    E2eTest::SetUp();
+    ASSERT_TRUE(server_.Start());
+    good_card_ = WriteCard(server_.base_url(), "2", R"({"mmlupro": {"questions": 3, "max_tokens": 64}})");
+    BinaryResult r = Run({"--card", good_card_, "--job", "keep"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    keep_ = Snapshot(dir_ + "/runs/keep");
+    ASSERT_TRUE(keep_.count("run.json") && keep_.count("results.json") && keep_.count("mmlupro/samples.jsonl"));
+    asked_ = server_.chat_requests();
+  }
+
+  std::string WriteBadCard(const std::string& text) {
+    const std::string path = dir_ + "/bad.json";
+    WriteFile(path, text);
+    return path;
+  }
+
+  // A card for the fake server with `parts` and `server_extra` (JSON members
+  // added to "server", starting with a comma).
+  std::string CardText(const std::string& parts, const std::string& server_extra = "") {
+    return R"({"name": "bad", "model": {"name": "fake"},
+  "server": {"base_url": ")" + server_.base_url() + R"(", "slots": 2, "ready_timeout_s": 20)" + server_extra + R"(},
+  "parts": )" + parts + "}";
+  }
+
+  // evalrun `args` (with --job keep unless a --job is given) exits 1 with
+  // each of `messages` in its stderr, asks the server nothing and leaves the
+  // job "keep" byte for byte as it was.
+  void ExpectRefused(std::vector<std::string> args, const std::vector<std::string>& messages) {
+    if (std::find(args.begin(), args.end(), "--job") == args.end()) {
+      args.push_back("--job");
+      args.push_back("keep");
+    }
+    BinaryResult r = Run(args, 60);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    for (const auto& m : messages) EXPECT_NE(r.err.find(m), std::string::npos) << "want: " << m << "\ngot: " << r.err;
+    EXPECT_EQ(server_.chat_requests(), asked_) << "a request was sent";
+    EXPECT_EQ(Snapshot(dir_ + "/runs/keep"), keep_) << "the existing run changed";
+  }
+
+  FakeServer server_;
+  std::string good_card_;
+  std::map<std::string, std::string> keep_;
+  int asked_ = 0;
+};
+
+TEST_F(E2eBadInput, MalformedCardJsonNamesLineAndColumn) {
+  // The trailing comma on line 3 is the error; nlohmann reports the byte
+  // after it, the '}' at column 47.
+  const std::string card = WriteBadCard("{\n  \"name\": \"bad\",\n  \"server\": {\"base_url\": \"http://127.0.0.1:1\",}\n}\n");
+  ExpectRefused({"--card", card}, {card + ":3:47: malformed JSON: syntax error"});
+}
+
+// A number beyond double's range is bad input, not a crash (nlohmann throws
+// out_of_range 406, not a parse_error, for it).
+TEST_F(E2eBadInput, NumberOverflowInCard) {
+  const std::string card = WriteBadCard(CardText(R"({"mmlupro": {}})", R"(, "min_decode_tps": 1e500)"));
+  ExpectRefused({"--card", card}, {card + ": ", "1e500"});
+}
+
+TEST_F(E2eBadInput, MissingCardFile) {
+  ExpectRefused({"--card", dir_ + "/nope.json"}, {"nope.json"});
+}
+
+TEST_F(E2eBadInput, MissingFields) {
+  ExpectRefused({"--card", WriteBadCard(R"({"name": "bad", "parts": {"mmlupro": {}}})")},
+                {"bad.json: server: required field is missing"});
+  ExpectRefused({"--card", WriteBadCard(R"({"name": "bad", "server": {"slots": 2}, "parts": {"mmlupro": {}}})")},
+                {"bad.json: server.base_url: required field is missing"});
+  ExpectRefused({"--card", WriteBadCard(R"({"name": "bad", "server": {"base_url": "http://127.0.0.1:1"}})")},
+                {"bad.json: parts: required field is missing"});
+}
+
+TEST_F(E2eBadInput, WrongTypes) {
+  ExpectRefused({"--card", WriteBadCard(CardText(R"({"mmlupro": {"questions": "ten"}})"))},
+                {"bad.json: parts.mmlupro.questions: expected an integer, got \"ten\""});
+  ExpectRefused({"--card", WriteBadCard(CardText(R"({"mmlupro": {}})", R"(, "retries": 1.5)"))},
+                {"bad.json: server.retries: expected an integer, got 1.5"});
+  ExpectRefused({"--card", WriteBadCard(CardText(R"({"mmlupro": {}})", R"(, "slots": 0)"))},
+                {"bad.json: server.slots: expected a positive integer or \"auto\", got 0"});
+  ExpectRefused({"--card", WriteBadCard(R"({"name": "bad", "thinking": "yes", "server": {"base_url": "http://127.0.0.1:1"},
+                                          "parts": {"mmlupro": {}}})")},
+                {"bad.json: thinking: expected true or false, got \"yes\""});
+  ExpectRefused({"--card", WriteBadCard(CardText(R"({"mmlupro": []})"))},
+                {"bad.json: parts.mmlupro: expected an object"});
+}
+
+TEST_F(E2eBadInput, UnknownFieldsAndParts) {
+  ExpectRefused({"--card", WriteBadCard(CardText(R"({"mmlupro": {}})", R"(, "retires": 2)"))},
+                {"bad.json: server.retires: unknown field (did you mean \"retries\"?)"});
+  ExpectRefused({"--card", WriteBadCard(CardText(R"({"mmlu-pro": {}})"))},
+                {"bad.json: parts.mmlu-pro: unknown part (did you mean \"mmlupro\"?)"});
+  ExpectRefused({"--card", good_card_, "--parts", "mmlupr"},
+                {"--parts: unknown part \"mmlupr\" (did you mean \"mmlupro\"?)"});
+  ExpectRefused({"--card", good_card_, "--parts", "gpqa"}, {"--parts: part \"gpqa\" is not in the card"});
+}
+
+TEST_F(E2eBadInput, MissingDatasetFile) {
+  const std::string empty = dir_ + "/empty-data";
+  std::filesystem::create_directories(empty);
+  ExpectRefused({"--card", good_card_, "--data-dir", empty},
+                {empty + "/mmlu-pro/test.jsonl: dataset file not found",
+                 "evalrun datasets fetch mmlu-pro --data-dir " + empty});
+}
+
+TEST_F(E2eBadInput, DatasetWithOneByteChanged) {
+  const std::string data = dir_ + "/data";
+  std::filesystem::create_directories(data + "/mmlu-pro");
+  std::string text = ReadFile(DatasetsDir() + "/mmlu-pro/test.jsonl");
+  ASSERT_GT(text.size(), 1000000u);
+  // One letter in the middle changes case: still valid JSON, another hash.
+  size_t at = text.find_first_of("abcdefghijklmnopqrstuvwxyz", text.size() / 2);
+  ASSERT_NE(at, std::string::npos);
+  text[at] = static_cast<char>(text[at] - 'a' + 'A');
+  WriteFile(data + "/mmlu-pro/test.jsonl", text);
+  ExpectRefused({"--card", good_card_, "--data-dir", data},
+                {data + "/mmlu-pro/test.jsonl: sha256 mismatch: expected ", "datasets fetch mmlu-pro"});
+}
+
+// As root, permissions do not stop a write; a path through a regular file
+// fails for everyone.
+TEST_F(E2eBadInput, UnwritableOutputFolder) {
+  const std::string file = dir_ + "/file.txt";
+  WriteFile(file, "not a folder\n");
+  ExpectRefused({"--card", good_card_, "--out", file + "/sub", "--job", "new"},
+                {file + "/sub/new: cannot create folder", "(--out " + file + "/sub)"});
+  EXPECT_EQ(ReadFile(file), "not a folder\n");
+}
+
+// A folder that is not an evalrun job is not written into.
+TEST_F(E2eBadInput, ForeignFolderAsJob) {
+  std::filesystem::create_directories(dir_ + "/runs/other");
+  WriteFile(dir_ + "/runs/other/notes.txt", "mine\n");
+  ExpectRefused({"--card", good_card_, "--job", "other"}, {"exists and is not an evalrun job (no run.json)"});
+  EXPECT_EQ(Snapshot(dir_ + "/runs/other"), (std::map<std::string, std::string>{{"notes.txt", "mine\n"}}));
+}
+
+TEST_F(E2eBadInput, ScoreResponsesWithABadLine) {
+  const std::string responses = dir_ + "/responses.jsonl";
+  WriteFile(responses, "{\"id\": 70, \"response\": \"Answer: A\"}\n{\"id\": 71, \"response\": \"B\"\n");
+  BinaryResult r = RunBinary({EvalrunBinary(), "score", "--card", good_card_, "--part", "mmlupro", "--responses",
+                              responses, "--out", dir_ + "/runs", "--job", "scored", "--data-dir", DatasetsDir()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(responses + ":2: not a JSON line"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/runs/scored"));
+
+  WriteFile(responses, "{\"id\": 70, \"response\": \"Answer: A\"}\n\n{\"id\": \"no-such-id\", \"response\": \"B\"}\n");
+  r = RunBinary({EvalrunBinary(), "score", "--card", good_card_, "--part", "mmlupro", "--responses", responses,
+                 "--out", dir_ + "/runs", "--job", "scored", "--data-dir", DatasetsDir()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(responses + ":3: no question of part mmlupro matches this line (id \"no-such-id\")"),
+            std::string::npos)
+      << r.err;
+  WriteFile(responses, "{\"id\": 70, \"answer\": \"A\"}\n");
+  r = RunBinary({EvalrunBinary(), "score", "--card", good_card_, "--part", "mmlupro", "--responses", responses,
+                 "--out", dir_ + "/runs", "--job", "scored", "--data-dir", DatasetsDir()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(responses + ":1: response: expected a string"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/runs/scored"));
+  EXPECT_EQ(Snapshot(dir_ + "/runs/keep"), keep_);
+}
+
+// The token comes from the variable the card names; it is sent as a bearer
+// token on every request and written nowhere: not in the run folder, not on
+// stdout or stderr.
+TEST_F(E2eBadInput, ApiKeyFromTheEnvironmentOnlyAndNeverWritten) {
+  const std::string token = "tok-3f9a1c-do-not-log-7e21";
+  const std::string card =
+      WriteBadCard(CardText(R"({"mmlupro": {"questions": 3, "max_tokens": 64}})", R"(, "api_key_env": "EVALRUN_E2E_KEY")"));
+  const size_t seen_before = server_.authorizations().size();
+  BinaryResult r = RunBinary({EvalrunBinary(), "--card", card, "--job", "keyed", "--out", dir_ + "/runs",
+                              "--data-dir", DatasetsDir()},
+                             120, {"EVALRUN_E2E_KEY=" + token});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find(token), std::string::npos);
+  EXPECT_EQ(r.err.find(token), std::string::npos);
+  auto files = Snapshot(dir_ + "/runs/keyed");
+  EXPECT_TRUE(files.count("run.json") && files.count("results.json") && files.count("mmlupro/samples.jsonl"));
+  for (const auto& [path, bytes] : files) EXPECT_EQ(bytes.find(token), std::string::npos) << path;
+  // The card names the variable, not the token.
+  EXPECT_NE(files["run.json"].find("EVALRUN_E2E_KEY"), std::string::npos);
+
+  auto seen = server_.authorizations();
+  ASSERT_GT(seen.size(), seen_before + 3);  // /health, /props, /v1/models and 3 chat requests
+  for (size_t i = seen_before; i < seen.size(); ++i) EXPECT_EQ(seen[i], "Bearer " + token) << i;
+  // The run without a key sent none.
+  for (size_t i = 0; i < seen_before; ++i) EXPECT_EQ(seen[i], "") << i;
+
+  // The variable unset: refused, naming it.
+  BinaryResult unset = RunBinary({EvalrunBinary(), "--card", card, "--job", "keyed2", "--out", dir_ + "/runs",
+                                  "--data-dir", DatasetsDir()},
+                                 60);
+  EXPECT_EQ(unset.exit_code, 1);
+  EXPECT_NE(unset.err.find("server.api_key_env: the environment variable EVALRUN_E2E_KEY is not set"),
+            std::string::npos)
+      << unset.err;
+}
+
+}  // namespace
+}  // namespace evalrun::testing
