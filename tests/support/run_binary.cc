@@ -18,13 +18,11 @@ extern char** environ;
 
 namespace evalrun::testing {
 
-std::string EvalrunBinary() {
-#ifdef EVALRUN_BINARY
-  return EVALRUN_BINARY;
-#else
-  return "evalrun";
+#ifndef EVALRUN_BINARY
+#error "EVALRUN_BINARY (the absolute path of the evalrun program) must be defined by the build"
 #endif
-}
+
+std::string EvalrunBinary() { return EVALRUN_BINARY; }
 
 namespace {
 
