@@ -37,6 +37,12 @@ Status ParseServer(const nlohmann::json& obj, const std::string& src, ServerConf
   EVALRUN_RETURN_IF_ERROR(f.String("base_url", &s->base_url, true));
   if (s->base_url.rfind("http://", 0) != 0 && s->base_url.rfind("https://", 0) != 0)
     return f.Error("base_url", "expected an http:// or https:// URL, got \"" + s->base_url + "\"");
+  {
+    const size_t host_start = s->base_url.find("://") + 3;
+    const std::string hostport = s->base_url.substr(host_start, s->base_url.find('/', host_start) - host_start);
+    if (hostport.empty() || hostport[0] == ':')
+      return f.Error("base_url", "expected a URL with a host, e.g. http://127.0.0.1:8080/v1, got \"" + s->base_url + "\"");
+  }
   while (!s->base_url.empty() && s->base_url.back() == '/') s->base_url.pop_back();
   EVALRUN_RETURN_IF_ERROR(f.String("model", &s->model));
   if (f.Has("slots")) {
