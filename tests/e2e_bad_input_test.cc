@@ -85,6 +85,15 @@ TEST_F(E2eBadInput, NumberOverflowInCard) {
   ExpectRefused({"--card", card}, {card + ": ", "1e500"});
 }
 
+// A URL without a host is bad input (exit 1), not an unreachable server.
+TEST_F(E2eBadInput, BaseUrlWithoutHost) {
+  for (const char* url : {"http://", "https://:8080/v1"}) {
+    const std::string card = WriteBadCard(R"({"name": "bad", "server": {"base_url": ")" + std::string(url) +
+                                          R"("}, "parts": {"mmlupro": {}}})");
+    ExpectRefused({"--card", card}, {card + ": server.base_url: "});
+  }
+}
+
 TEST_F(E2eBadInput, MissingCardFile) {
   ExpectRefused({"--card", dir_ + "/nope.json"}, {"nope.json"});
 }

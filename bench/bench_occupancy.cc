@@ -1,0 +1,387 @@
+// Section "occupancy": the real evalrun binary (an MMLU-Pro card of
+// `requests` questions, the real runner path: card, dataset, pool, client,
+// scoring, samples.jsonl) against the in-process fake llama-server.
+//
+// Service time. Every chat request is "served" by the Responder, which
+// sleeps `service_ms` and measures what it actually slept (the Responder
+// runs as the request arrives, before the fake's own slot wait, which is
+// then zero: FakeReply.delay_ms = 0). So the exact service each request got
+// is known, and
+//   occupancy = sum(service) / (slots x phase)
+// where phase runs from the first service start to the last service end:
+// the brief's "wall time against the ideal sum(service) / slots". What is
+// lost is everything outside the service: the fake server's JSON and
+// tokenizer work, HTTP, and evalrun's own turnaround between requests.
+//
+// The same bodies replayed by a bare closed-loop client (`slots` threads
+// posting back to back, TCP_NODELAY, nothing else) give the best occupancy
+// any client reaches against this server on this machine now; it runs
+// before and after each evalrun run. Two verdicts: evalrun's occupancy
+// itself (target >= 99 %), and evalrun's relative to the bare client's
+// (>= 99 %), so that a miss caused by the machine or the fake (the bare
+// client misses too) can be told from one caused by the runner.
+//
+// The pool must never exceed the slots: the Responder counts requests being
+// served at once, and results.json's max_in_flight is read back.
+//
+// Times: startup = spawn -> first request (card, dataset load once,
+// /health, /props); shutdown = last reply -> exit (aggregate, results.json).
+// CPU per request: the child's rusage (wait4) minus its CPU at the first
+// request (/proc/<pid>/stat, 10 ms ticks), over the requests.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/bench.h"
+#include "bench/tcp_nodelay_shim.h"
+#include "evals/http.h"
+#include "tests/support/fake_server.h"
+
+namespace evalrun::bench {
+namespace {
+
+using evalrun::testing::FakeReply;
+using evalrun::testing::FakeServer;
+using evalrun::testing::FakeServerOptions;
+
+// What the Responder served: the start and end of every service, how many
+// ran at once, and the child's CPU and peak RSS when the first one began.
+// Thread-safe.
+class ServiceLog {
+ public:
+  // The process whose CPU and peak RSS are read at the first request (0: none).
+  void set_child(int pid) { child_pid_ = pid; }
+
+  double Begin() {
+    std::lock_guard<std::mutex> l(mu_);
+    if (starts_.empty() && child_pid_.load() > 0)
+      ReadProcCpuAndHwm(child_pid_.load(), &cpu_at_first_, &hwm_at_first_kb_);
+    const double now = NowSeconds();
+    starts_.push_back(now);
+    max_concurrent_ = std::max(max_concurrent_, ++concurrent_);
+    return now;
+  }
+  void End(double start) {
+    const double now = NowSeconds();
+    std::lock_guard<std::mutex> l(mu_);
+    --concurrent_;
+    service_s_ += now - start;
+    last_end_ = std::max(last_end_, now);
+    ++served_;
+  }
+
+  struct Summary {
+    int served = 0;
+    int max_concurrent = 0;
+    double first_start = 0, last_end = 0, service_s = 0;
+    double cpu_at_first = 0;
+    int64_t hwm_at_first_kb = 0;
+    double phase() const { return last_end - first_start; }
+  };
+  Summary Get() const {
+    std::lock_guard<std::mutex> l(mu_);
+    Summary s;
+    s.served = served_;
+    s.max_concurrent = max_concurrent_;
+    s.first_start = starts_.empty() ? 0 : *std::min_element(starts_.begin(), starts_.end());
+    s.last_end = last_end_;
+    s.service_s = service_s_;
+    s.cpu_at_first = cpu_at_first_;
+    s.hwm_at_first_kb = hwm_at_first_kb_;
+    return s;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::atomic<int> child_pid_{0};
+  std::vector<double> starts_;
+  int concurrent_ = 0, max_concurrent_ = 0, served_ = 0;
+  double service_s_ = 0, last_end_ = 0;
+  double cpu_at_first_ = 0;
+  int64_t hwm_at_first_kb_ = 0;
+};
+
+// A short answer of the kind a small max_tokens gives, cycling the letters.
+FakeReply Answer(int k) {
+  static const char* kAnswers[] = {
+      "The answer is (B).", "Answer: D", "**C**", "Looking at the options, (A) fits best. The answer is (A).",
+      "The answer is (J)", "E"};
+  FakeReply r;
+  r.content = kAnswers[k % 6];
+  r.delay_ms = 0;  // the Responder serves (ServiceLog)
+  return r;
+}
+
+// Routes the server's requests to `log` (or answers unlogged when null),
+// serving each for `service_ms`. The Responder shares the log: a request
+// still in the server after the caller moved on (a killed child) is safe.
+void Serve(FakeServer* server, std::shared_ptr<ServiceLog> log, int service_ms) {
+  auto k = std::make_shared<std::atomic<int>>(0);
+  server->SetResponder([log, service_ms, k](const nlohmann::json&) {
+    const double start = log ? log->Begin() : 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(service_ms));
+    if (log) log->End(start);
+    return Answer((*k)++);
+  });
+}
+
+// What a bare closed-loop client achieved.
+struct BareResult {
+  ServiceLog::Summary served;
+  double latency_ms = 0;  // mean time inside Post()
+};
+
+// Posts `bodies` (cycled) `rounds` x `threads` times from `threads` threads,
+// each with its own keep-alive connection, back to back.
+BareResult BareReplay(FakeServer* server, const std::vector<std::string>& bodies, int threads, int rounds,
+                      int service_ms) {
+  const int total = rounds * threads;
+  std::vector<std::unique_ptr<HttpTransport>> conns;
+  for (int t = 0; t < threads; ++t) conns.push_back(MakeHttpTransport(server->origin(), ""));
+  // The bare client's sockets get TCP_NODELAY (tcp_nodelay_shim.h): no
+  // Nagle stall. On for the whole replay: the server closes a keep-alive
+  // connection after a few requests and the client connects again.
+  SetClientNoDelay(true);
+  // One warm-up request per connection (it connects), not logged.
+  for (auto& c : conns) c->Get("/health", 10);
+  auto log = std::make_shared<ServiceLog>();
+  Serve(server, log, service_ms);
+  std::atomic<int> next{0};
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::vector<double> busy(threads, 0.0);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      ++ready;
+      while (!go.load()) std::this_thread::yield();
+      for (;;) {
+        const int k = next.fetch_add(1);
+        if (k >= total) return;
+        const double t0 = NowSeconds();
+        conns[t]->Post("/v1/chat/completions", bodies[k % bodies.size()], 60);
+        busy[t] += NowSeconds() - t0;
+      }
+    });
+  }
+  while (ready.load() < threads) std::this_thread::yield();
+  go = true;
+  for (auto& th : pool) th.join();
+  SetClientNoDelay(false);
+  Serve(server, nullptr, service_ms);
+  BareResult r;
+  r.served = log->Get();
+  double sum = 0;
+  for (double b : busy) sum += b;
+  r.latency_ms = sum / total * 1000.0;
+  return r;
+}
+
+double Occupancy(const ServiceLog::Summary& s, int slots) {
+  return s.phase() > 0 ? s.service_s / (slots * s.phase()) * 100.0 : 0;
+}
+
+// The mean of samples.jsonl's latency_ms (evalrun's own time inside each
+// request); -1 when the file cannot be read.
+double MeanSampleLatencyMs(const std::string& path) {
+  std::istringstream in(ReadWholeFile(path));
+  std::string line;
+  double sum = 0;
+  int n = 0;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("latency_ms") || !j["latency_ms"].is_number()) continue;
+    sum += j["latency_ms"].get<double>();
+    ++n;
+  }
+  return n ? sum / n : -1;
+}
+
+std::string Card(const std::string& base_url, int slots, int questions) {
+  return R"({
+  "name": "bench-occupancy",
+  "model": {"name": "fake"},
+  "server": {"base_url": ")" + base_url + R"(", "slots": )" + std::to_string(slots) +
+         R"(, "ready_timeout_s": 20},
+  "sampling": {"temperature": 0, "top_k": 1, "seed": 42},
+  "thinking": false,
+  "max_failed": 0,
+  "parts": {"mmlupro": {"questions": )" + std::to_string(questions) + R"(, "max_tokens": 16}}
+}
+)";
+}
+
+// One evalrun run against `server` and what it showed.
+struct EvalrunRun {
+  ChildRun run;
+  ServiceLog::Summary served;
+  double latency_ms = -1;  // mean of samples.jsonl latency_ms
+  int max_in_flight = -1;  // results.json parts.mmlupro.max_in_flight
+};
+
+bool RunEvalrun(const BenchOptions& o, FakeServer* server, int slots, const std::string& job, EvalrunRun* r) {
+  const int n = o.requests;
+  const std::string card_path = o.work_dir + "/" + job + ".json";
+  WriteWholeFile(card_path, Card(server->base_url(), slots, n));
+  ChildProcess child;
+  const std::vector<std::string> argv = {o.evalrun_binary, "--card", card_path, "--out", o.work_dir + "/runs",
+                                         "--job", job, "--data-dir", o.data_dir};
+  auto log = std::make_shared<ServiceLog>();
+  Serve(server, log, o.service_ms);
+  if (!child.Start(argv, o.work_dir, job)) {
+    Serve(server, nullptr, o.service_ms);
+    std::fprintf(stderr, "bench: %s: cannot start %s\n", job.c_str(), o.evalrun_binary.c_str());
+    return false;
+  }
+  // Set before the first request in practice: the child loads its dataset
+  // first. Were it later, only the CPU-at-start figure would read 0.
+  log->set_child(child.pid());
+  r->run = child.Wait(60 + 4.0 * n / slots * o.service_ms / 1000.0);
+  Serve(server, nullptr, o.service_ms);
+  r->served = log->Get();
+  const std::string dir = o.work_dir + "/runs/" + job;
+  r->latency_ms = MeanSampleLatencyMs(dir + "/mmlupro/samples.jsonl");
+  auto res = nlohmann::json::parse(ReadWholeFile(dir + "/results.json"), nullptr, false);
+  if (!res.is_discarded()) {
+    const auto& p = res["parts"]["mmlupro"];
+    if (p.contains("max_in_flight") && p["max_in_flight"].is_number_integer()) r->max_in_flight = p["max_in_flight"];
+  }
+  if (r->run.exit_code != 0 || r->served.served != n) {
+    std::fprintf(stderr, "bench: %s: evalrun exit %d%s, %d/%d requests; stderr tail:\n%s\n", job.c_str(),
+                 r->run.exit_code, r->run.timed_out ? " (timed out)" : "", r->served.served, n,
+                 FileTail(r->run.err_path).c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool RunOccupancySection(const BenchOptions& o, std::vector<Figure>* out) {
+  bool ok = true;
+  const std::string sec = "occupancy";
+  const int n = o.requests;
+  out->push_back({sec, "load average (1/5/15 min) at start", LoadAverage(), "", Verdict::kInfo});
+  out->push_back({sec, "fake server sockets as llama-server's (TCP_NODELAY, backlog 512)",
+                  ServerSocketsLikeLlamaServer() ? "yes (bench shim)" : "no (--fake-httplib-defaults)", "",
+                  Verdict::kInfo});
+  const int client_sockets_before = ShimClientSockets();
+
+  // A first run on 16 slots: warms the page cache and the binary, and its
+  // request bodies (the same questions every run: same card, same seed) feed
+  // the bare client.
+  std::vector<std::string> bodies;
+  {
+    std::fprintf(stderr, "bench: occupancy, warm-up run (16 slots) ...\n");
+    FakeServerOptions fo;
+    fo.slots = 16;
+    FakeServer server(fo);
+    EvalrunRun warm;
+    if (!server.Start() || !RunEvalrun(o, &server, 16, "occupancy-warmup", &warm)) {
+      out->push_back({sec, "warm-up run", "failed (see stderr)", "exit 0", Verdict::kMiss});
+      return false;
+    }
+    for (const auto& b : server.requests()) bodies.push_back(b.dump());
+    out->push_back({sec, "warm-up run, 16 slots (wall, startup)",
+                    Fmt("%.3f s, %.3f s", warm.run.wall_s(), warm.served.first_start - warm.run.start_s), "",
+                    Verdict::kInfo});
+  }
+
+  for (const int slots : o.slot_counts) {
+    const std::string tag = Fmt("%d slot%s", slots, slots == 1 ? "" : "s");
+    std::fprintf(stderr, "bench: occupancy, %s, %d requests x %d ms ...\n", tag.c_str(), n, o.service_ms);
+    FakeServerOptions fo;
+    fo.slots = slots;
+    FakeServer server(fo);
+    if (!server.Start()) {
+      out->push_back({sec, tag + ": fake server", "did not start", "", Verdict::kMiss});
+      ok = false;
+      continue;
+    }
+    Serve(&server, nullptr, o.service_ms);
+    const std::string load_before = LoadAverage();
+    // About 3 s of bare replay before and after (150 rounds at 20 ms).
+    const int rounds = std::max(1, std::min(n / slots, std::max(25, 3000 / o.service_ms)));
+    const BareResult before = BareReplay(&server, bodies, slots, rounds, o.service_ms);
+    EvalrunRun e;
+    const bool ran = RunEvalrun(o, &server, slots, Fmt("occupancy-%d", slots), &e);
+    const int max_waiting = server.max_waiting();
+    const BareResult after = BareReplay(&server, bodies, slots, rounds, o.service_ms);
+    server.Stop();
+    if (!ran) {
+      out->push_back({sec, tag + ": evalrun run", Fmt("exit %d, %d/%d requests", e.run.exit_code,
+                      e.served.served, n), "exit 0", Verdict::kMiss});
+      ok = false;
+      continue;
+    }
+    const ChildRun& run = e.run;
+    const ServiceLog::Summary& s = e.served;
+    const double occ = Occupancy(s, slots);
+    const double occ_before = Occupancy(before.served, slots), occ_after = Occupancy(after.served, slots);
+    const double mean_service_ms = s.service_s / n * 1000.0;
+    const double ideal = s.service_s / slots;
+    // Per request and slot: the slot's time not spent serving, split into
+    // the time inside evalrun's request (HTTP, the fake's JSON work) and the
+    // time between two of its requests (evalrun's turnaround).
+    const double per_request_ms = slots * s.phase() / n * 1000.0;
+    const double bare_latency = (before.latency_ms + after.latency_ms) / 2;
+    const double cpu_per_req_ms = (run.cpu_s() - s.cpu_at_first) / n * 1000.0;
+
+    out->push_back({sec, tag + ": load average before", load_before, "", Verdict::kInfo});
+    out->push_back({sec, tag + ": occupancy: sum(service) / (slots x phase)", Fmt("%.2f %%", occ), ">= 99 %",
+                    occ >= 99.0 ? Verdict::kPass : Verdict::kMiss});
+    out->push_back({sec, tag + ": occupancy of a bare client (before / after)",
+                    Fmt("%.2f %% / %.2f %%", occ_before, occ_after), "(reference)", Verdict::kInfo});
+    const double relative = occ / ((occ_before + occ_after) / 2) * 100.0;
+    out->push_back({sec, tag + ": occupancy relative to the bare client", Fmt("%.2f %%", relative), ">= 99 %",
+                    relative >= 99.0 ? Verdict::kPass : Verdict::kMiss});
+    out->push_back({sec, tag + ": phase / ideal sum(service)/slots / nominal",
+                    Fmt("%.3f / %.3f / %.3f s", s.phase(), ideal, n / static_cast<double>(slots) * o.service_ms / 1000),
+                    "", Verdict::kInfo});
+    out->push_back({sec, tag + ": per request: slot time / service / inside request / between",
+                    Fmt("%.2f / %.2f / %.2f / %.2f ms", per_request_ms, mean_service_ms, e.latency_ms,
+                        per_request_ms - e.latency_ms),
+                    "", Verdict::kInfo});
+    const double bare_slot_ms = (before.served.phase() + after.served.phase()) / (2.0 * rounds) * 1000;
+    const double bare_service_ms = (before.served.service_s + after.served.service_s) / (2.0 * rounds * slots) * 1000;
+    out->push_back({sec, tag + ": bare client: slot time / service / inside request / between",
+                    Fmt("%.2f / %.2f / %.2f / %.2f ms", bare_slot_ms, bare_service_ms, bare_latency,
+                        bare_slot_ms - bare_latency),
+                    "", Verdict::kInfo});
+    out->push_back({sec, tag + ": startup (spawn -> first request)",
+                    Fmt("%.3f s, %.0f ms CPU", s.first_start - run.start_s, s.cpu_at_first * 1000), "",
+                    Verdict::kInfo});
+    out->push_back({sec, tag + ": shutdown (last reply -> exit)", Fmt("%.3f s", run.end_s - s.last_end), "",
+                    Verdict::kInfo});
+    out->push_back({sec, tag + ": evalrun CPU per request (after startup)", Fmt("%.3f ms", cpu_per_req_ms),
+                    "<= 0.3 ms", cpu_per_req_ms <= 0.3 ? Verdict::kPass : Verdict::kMiss});
+    out->push_back({sec, tag + ": evalrun CPU total (user + sys)",
+                    Fmt("%.3f s (%.3f + %.3f)", run.cpu_s(), run.user_s, run.sys_s), "", Verdict::kInfo});
+    out->push_back({sec, tag + ": evalrun CPU share of wall",
+                    Fmt("%.1f %% of one core", run.cpu_s() / run.wall_s() * 100), "", Verdict::kInfo});
+    out->push_back({sec, tag + ": evalrun peak RSS (at first request / end)",
+                    Fmt("%.1f / %.1f MB", s.hwm_at_first_kb / 1024.0, run.max_rss_kb / 1024.0), "", Verdict::kInfo});
+    out->push_back({sec, tag + ": context switches (voluntary / involuntary)",
+                    Fmt("%lld / %lld", static_cast<long long>(run.vol_ctx), static_cast<long long>(run.invol_ctx)), "",
+                    Verdict::kInfo});
+    // Never more than the slots in the server; the pool filled every slot.
+    const bool matched = s.max_concurrent <= slots && e.max_in_flight == slots && max_waiting == 0;
+    out->push_back({sec, tag + ": served at once / evalrun max_in_flight / queued",
+                    Fmt("%d / %d / %d", s.max_concurrent, e.max_in_flight, max_waiting),
+                    Fmt("%d / %d / 0", slots, slots), matched ? Verdict::kPass : Verdict::kMiss});
+  }
+  out->push_back({sec, "shim: bare client sockets / accepted sockets / listen backlogs raised",
+                  Fmt("%d / %d / %d", ShimClientSockets() - client_sockets_before, ShimServerSockets(),
+                      ShimListenSockets()),
+                  "", Verdict::kInfo});
+  out->push_back({sec, "load average (1/5/15 min) at end", LoadAverage(), "", Verdict::kInfo});
+  return ok;
+}
+
+}  // namespace evalrun::bench

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds evalrun and its tests with AddressSanitizer + UndefinedBehaviorSanitizer
+# in build-asan (Debug) and runs the whole test suite there. The end-to-end
+# tests start the sanitized evalrun binary, so its runs are checked too.
+#
+#   scripts/sanitize.sh                 # configure, build, run every test
+#   scripts/sanitize.sh -R E2eFaults    # extra arguments go to ctest
+#   JOBS=4 BUILD_DIR=/tmp/asan scripts/sanitize.sh
+#
+# Every sanitizer report (from the test binary or from an evalrun it
+# started) is also written to $BUILD_DIR/sanitizer-logs/; the script fails
+# when ctest fails or when any report was written. Not part of CI: a full
+# sanitized build takes a while (see docs/reliability.md).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${BUILD_DIR:-$root/build-asan}"
+jobs="${JOBS:-2}"
+
+cmake -S "$root" -B "$build" -G Ninja \
+  -DEVALRUN_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug >/dev/null
+nice ninja -C "$build" -j "$jobs"
+
+logs="$build/sanitizer-logs"
+rm -rf "$logs"
+mkdir -p "$logs"
+# Distinct exit codes, so that a sanitizer finding in a child evalrun is not
+# mistaken for one of evalrun's own exit codes (1 = bad input).
+export ASAN_OPTIONS="detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:exitcode=86:log_path=$logs/asan${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87:log_path=$logs/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+
+status=0
+ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@" || status=$?
+
+if compgen -G "$logs/*" >/dev/null; then
+  echo "sanitize.sh: sanitizer reports in $logs:" >&2
+  for f in "$logs"/*; do
+    echo "==== $f" >&2
+    cat "$f" >&2
+  done
+  [ "$status" -ne 0 ] || status=1
+fi
+if [ "$status" -eq 0 ]; then
+  echo "sanitize.sh: all tests passed under address,undefined; no sanitizer reports"
+fi
+exit "$status"
