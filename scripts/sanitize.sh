@@ -6,6 +6,7 @@
 #   scripts/sanitize.sh                 # configure, build, run every test
 #   scripts/sanitize.sh -R E2eFaults    # extra arguments go to ctest
 #   JOBS=4 BUILD_DIR=/tmp/asan scripts/sanitize.sh
+#   TARGETS=all scripts/sanitize.sh     # build everything, not only what ctest runs
 #
 # Every sanitizer report (from the test binary or from an evalrun it
 # started) is also written to $BUILD_DIR/sanitizer-logs/; the script fails
@@ -18,7 +19,9 @@ jobs="${JOBS:-2}"
 
 cmake -S "$root" -B "$build" -G Ninja \
   -DEVALRUN_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug >/dev/null
-nice ninja -C "$build" -j "$jobs"
+# What ctest runs: the tests (they bring evalrun and the fake server along).
+read -r -a targets <<<"${TARGETS:-evalrun evalrun_tests}"
+nice ninja -C "$build" -j "$jobs" "${targets[@]}"
 
 logs="$build/sanitizer-logs"
 rm -rf "$logs"
