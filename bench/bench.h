@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -74,8 +75,13 @@ double ThreadCpuSeconds();    // the calling thread
 // process is gone. CPU resolution is one clock tick (10 ms).
 bool ReadProcCpuAndHwm(int pid, double* cpu_s, int64_t* hwm_kb);
 
+// The CPU time (user + system) of every thread of a live process, by thread
+// id, from /proc/<pid>/task/<tid>/stat (10 ms ticks). Empty when it is gone.
+std::map<int, double> ReadThreadCpu(int pid);
+
 // A child process run to its end, measured with wait4's rusage.
 struct ChildRun {
+  int pid = -1;
   int exit_code = -1;      // -1: killed by a signal or timed out
   bool timed_out = false;
   double start_s = 0;      // NowSeconds() just before fork

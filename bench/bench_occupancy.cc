@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -58,10 +59,22 @@ class ServiceLog {
   // The process whose CPU and peak RSS are read at the first request (0: none).
   void set_child(int pid) { child_pid_ = pid; }
 
+  // The per-thread CPU is read when the `first`-th and the `last`-th
+  // requests begin (1-based). Both must come before the pool's workers run
+  // out of work and exit: an exited thread's CPU is no longer listed.
+  void set_thread_snapshots(int first, int last) {
+    first_request_ = first;
+    last_request_ = last;
+  }
+
   double Begin() {
     std::lock_guard<std::mutex> l(mu_);
     if (starts_.empty() && child_pid_.load() > 0)
       ReadProcCpuAndHwm(child_pid_.load(), &cpu_at_first_, &hwm_at_first_kb_);
+    if (static_cast<int>(starts_.size()) + 1 == first_request_ && child_pid_.load() > 0)
+      threads_at_first_ = ReadThreadCpu(child_pid_.load());
+    if (static_cast<int>(starts_.size()) + 1 == last_request_ && child_pid_.load() > 0)
+      threads_at_last_ = ReadThreadCpu(child_pid_.load());
     const double now = NowSeconds();
     starts_.push_back(now);
     max_concurrent_ = std::max(max_concurrent_, ++concurrent_);
@@ -82,6 +95,10 @@ class ServiceLog {
     double first_start = 0, last_end = 0, service_s = 0;
     double cpu_at_first = 0;
     int64_t hwm_at_first_kb = 0;
+    // CPU seconds by thread between the two snapshot requests, and how
+    // many requests began in between.
+    std::map<int, double> thread_cpu;
+    int thread_cpu_requests = 0;
     double phase() const { return last_end - first_start; }
   };
   Summary Get() const {
@@ -94,6 +111,11 @@ class ServiceLog {
     s.service_s = service_s_;
     s.cpu_at_first = cpu_at_first_;
     s.hwm_at_first_kb = hwm_at_first_kb_;
+    s.thread_cpu_requests = last_request_ - first_request_;
+    for (const auto& [tid, cpu] : threads_at_last_) {
+      auto it = threads_at_first_.find(tid);
+      s.thread_cpu[tid] = cpu - (it == threads_at_first_.end() ? 0.0 : it->second);
+    }
     return s;
   }
 
@@ -105,6 +127,8 @@ class ServiceLog {
   double service_s_ = 0, last_end_ = 0;
   double cpu_at_first_ = 0;
   int64_t hwm_at_first_kb_ = 0;
+  int first_request_ = 0, last_request_ = 0;
+  std::map<int, double> threads_at_first_, threads_at_last_;
 };
 
 // A short answer of the kind a small max_tokens gives, cycling the letters.
@@ -233,6 +257,10 @@ bool RunEvalrun(const BenchOptions& o, FakeServer* server, int slots, const std:
   const std::vector<std::string> argv = {o.evalrun_binary, "--card", card_path, "--out", o.work_dir + "/runs",
                                          "--job", job, "--data-dir", o.data_dir};
   auto log = std::make_shared<ServiceLog>();
+  // Per-thread CPU over the middle of the run: from the (4 x slots)-th
+  // request, when every worker runs, to the (n - 4 x slots)-th, before any
+  // has run out of work.
+  if (n > 8 * slots + 1) log->set_thread_snapshots(4 * slots, n - 4 * slots);
   Serve(server, log, o.service_ms);
   if (!child.Start(argv, o.work_dir, job)) {
     Serve(server, nullptr, o.service_ms);
@@ -361,6 +389,25 @@ bool RunOccupancySection(const BenchOptions& o, std::vector<Figure>* out) {
                     Verdict::kInfo});
     out->push_back({sec, tag + ": evalrun CPU per request (after startup)", Fmt("%.3f ms", cpu_per_req_ms),
                     "<= 0.3 ms", cpu_per_req_ms <= 0.3 ? Verdict::kPass : Verdict::kMiss});
+    if (!s.thread_cpu.empty()) {
+      // The `slots` busiest threads are the pool's workers; the main thread
+      // (tid == pid) waits in the pool; the rest are progress, the noise
+      // sampler and any writer.
+      std::vector<double> others;
+      double main_s = 0;
+      for (const auto& [tid, cpu] : s.thread_cpu) {
+        if (tid == run.pid) main_s = cpu;
+        else others.push_back(cpu);
+      }
+      std::sort(others.rbegin(), others.rend());
+      double workers_s = 0, rest_s = 0;
+      for (size_t i = 0; i < others.size(); ++i) (static_cast<int>(i) < slots ? workers_s : rest_s) += others[i];
+      const double per = 1000.0 / s.thread_cpu_requests;
+      out->push_back({sec, tag + ": mid-run CPU per request: workers / main / other threads",
+                      Fmt("%.3f / %.3f / %.3f ms (%zu other threads)", workers_s * per, main_s * per, rest_s * per,
+                          others.size() > static_cast<size_t>(slots) ? others.size() - slots : 0),
+                      "", Verdict::kInfo});
+    }
     out->push_back({sec, tag + ": evalrun CPU total (user + sys)",
                     Fmt("%.3f s (%.3f + %.3f)", run.cpu_s(), run.user_s, run.sys_s), "", Verdict::kInfo});
     out->push_back({sec, tag + ": evalrun CPU share of wall",

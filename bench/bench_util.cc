@@ -12,6 +12,7 @@
 #include <cstdarg>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -44,12 +45,14 @@ double ClockSeconds(clockid_t id) {
 double ProcessCpuSeconds() { return ClockSeconds(CLOCK_PROCESS_CPUTIME_ID); }
 double ThreadCpuSeconds() { return ClockSeconds(CLOCK_THREAD_CPUTIME_ID); }
 
-bool ReadProcCpuAndHwm(int pid, double* cpu_s, int64_t* hwm_kb) {
-  const std::string stat = ReadWholeFile("/proc/" + std::to_string(pid) + "/stat");
+namespace {
+// utime + stime of a /proc .../stat file, in seconds; -1 when unreadable.
+double StatCpuSeconds(const std::string& path) {
+  const std::string stat = ReadWholeFile(path);
   // The command name (field 2) is in parentheses and may hold spaces; count
   // fields after the last ')'. utime and stime are fields 14 and 15.
   const size_t close = stat.rfind(')');
-  if (close == std::string::npos) return false;
+  if (close == std::string::npos || close + 2 > stat.size()) return -1;
   std::istringstream in(stat.substr(close + 2));
   std::string field;
   long long utime = 0, stime = 0;
@@ -57,7 +60,26 @@ bool ReadProcCpuAndHwm(int pid, double* cpu_s, int64_t* hwm_kb) {
     if (f == 14) utime = std::atoll(field.c_str());
     if (f == 15) stime = std::atoll(field.c_str());
   }
-  *cpu_s = static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+}  // namespace
+
+std::map<int, double> ReadThreadCpu(int pid) {
+  std::map<int, double> out;
+  std::error_code ec;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const int tid = std::atoi(e.path().filename().c_str());
+    const double cpu = StatCpuSeconds(e.path().string() + "/stat");
+    if (tid > 0 && cpu >= 0) out[tid] = cpu;
+  }
+  return out;
+}
+
+bool ReadProcCpuAndHwm(int pid, double* cpu_s, int64_t* hwm_kb) {
+  const double cpu = StatCpuSeconds("/proc/" + std::to_string(pid) + "/stat");
+  if (cpu < 0) return false;
+  *cpu_s = cpu;
   *hwm_kb = 0;
   std::istringstream st(ReadWholeFile("/proc/" + std::to_string(pid) + "/status"));
   std::string line;
@@ -85,6 +107,7 @@ bool ChildProcess::Start(const std::vector<std::string>& argv, const std::string
   }
   run_.start_s = NowSeconds();
   pid_ = fork();
+  run_.pid = pid_;
   if (pid_ == 0) {
     dup2(o, 1);
     dup2(e, 2);

@@ -29,6 +29,11 @@ class HttplibTransport : public HttpTransport {
   HttplibTransport(const std::string& origin, const std::string& token)
       : client_(origin), token_(token) {
     client_.set_keep_alive(true);
+    // httplib writes headers and body with two write(2)s; with Nagle on, the
+    // body waits for the server's delayed ACK (~40 ms) on every request while
+    // the slot sits idle (measured by evalrun-bench). llama-server sets the
+    // same option on its side.
+    client_.set_tcp_nodelay(true);
     client_.set_connection_timeout(10, 0);
     // Large answers (20 MB bodies) are fine; httplib buffers them.
   }

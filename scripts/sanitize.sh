@@ -8,10 +8,12 @@
 #   JOBS=4 BUILD_DIR=/tmp/asan scripts/sanitize.sh
 #   TARGETS=all scripts/sanitize.sh     # build everything, not only what ctest runs
 #
-# Every sanitizer report (from the test binary or from an evalrun it
-# started) is also written to $BUILD_DIR/sanitizer-logs/; the script fails
-# when ctest fails or when any report was written. Not part of CI: a full
-# sanitized build takes a while (see docs/reliability.md).
+# AddressSanitizer and LeakSanitizer reports (from the test binary or from an
+# evalrun it started) are also written to $BUILD_DIR/sanitizer-logs/; UBSan
+# halts the process with exit 87 (GCC's combined runtime prints its report to
+# stderr only). The script fails when ctest fails, when a report was written,
+# or when the test log holds one. Not part of CI: a full sanitized build takes
+# a while (see docs/reliability.md).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build-asan}"
@@ -34,6 +36,12 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87:log_path=$l
 status=0
 ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@" || status=$?
 
+testlog="$build/Testing/Temporary/LastTest.log"
+if [ -f "$testlog" ] && grep -qE "runtime error:|ERROR: (AddressSanitizer|LeakSanitizer)" "$testlog"; then
+  echo "sanitize.sh: sanitizer reports in $testlog:" >&2
+  grep -nE -A12 "runtime error:|ERROR: (AddressSanitizer|LeakSanitizer)" "$testlog" >&2 || true
+  [ "$status" -ne 0 ] || status=1
+fi
 if compgen -G "$logs/*" >/dev/null; then
   echo "sanitize.sh: sanitizer reports in $logs:" >&2
   for f in "$logs"/*; do

@@ -93,6 +93,11 @@ bool FakeServer::Start() {
   Impl* im = impl_.get();
   im->stopping.store(false);
   im->http.new_task_queue = [] { return new httplib::ThreadPool(48); };
+  // As llama-server: no Nagle stall between headers and body, and keep-alive
+  // connections kept open (Debian's httplib closes them after 5 requests and
+  // listens with a backlog of 5, so reconnect bursts wait 1 s for a SYN resend).
+  im->http.set_tcp_nodelay(true);
+  im->http.set_keep_alive_max_count(1000000);
   im->http.set_pre_routing_handler([im](const httplib::Request& req, httplib::Response&) {
     std::lock_guard<std::mutex> l(im->mu);
     im->authorizations.push_back(req.get_header_value("Authorization"));
