@@ -1,11 +1,58 @@
 #include "evals/request_pool.h"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 namespace evalrun {
+
+namespace {
+
+// Answers that arrived and wait for on_done, in arrival order. Bounded, so
+// that a writer slower than the server (a very slow disk) holds the workers
+// back instead of growing without limit.
+class AnswerQueue {
+ public:
+  explicit AnswerQueue(size_t capacity) : capacity_(capacity) {}
+
+  void Push(size_t index, CallResult result) {
+    std::unique_lock<std::mutex> l(mu_);
+    not_full_.wait(l, [&] { return items_.size() < capacity_; });
+    items_.emplace_back(index, std::move(result));
+    not_empty_.notify_one();
+  }
+
+  // No more pushes will come; Pop returns false once the queue is empty.
+  void Close() {
+    std::lock_guard<std::mutex> l(mu_);
+    closed_ = true;
+    not_empty_.notify_one();
+  }
+
+  bool Pop(std::pair<size_t, CallResult>* out) {
+    std::unique_lock<std::mutex> l(mu_);
+    not_empty_.wait(l, [&] { return !items_.empty() || closed_; });
+    if (items_.empty()) return false;
+    *out = std::move(items_.front());
+    items_.pop_front();
+    not_full_.notify_one();
+    return true;
+  }
+
+ private:
+  const size_t capacity_;
+  std::mutex mu_;
+  std::condition_variable not_empty_, not_full_;
+  std::deque<std::pair<size_t, CallResult>> items_;
+  bool closed_ = false;
+};
+
+}  // namespace
 
 RequestPool::RequestPool(int slots, ClientFactory make_client)
     : slots_(std::max(1, slots)), make_client_(std::move(make_client)) {}
@@ -20,8 +67,19 @@ std::vector<CallResult> RequestPool::Run(
   std::vector<std::unique_ptr<Client>> clients;
   for (int w = 0; w < workers; ++w) clients.push_back(make_client_());
 
+  AnswerQueue answers(2 * static_cast<size_t>(workers));
+  // The writer: on_done for every answer, one at a time, in arrival order.
+  // Only it touches `results` until it is joined.
+  std::thread writer([&] {
+    std::pair<size_t, CallResult> a;
+    while (answers.Pop(&a)) {
+      results[a.first] = std::move(a.second);
+      if (on_done) on_done(a.first, results[a.first]);
+      ++stats_.done;
+    }
+  });
+
   std::atomic<size_t> next{0};
-  std::mutex done_mu;
   auto work = [&](Client* client) {
     for (;;) {
       if (cancel && cancel->cancelled()) return;
@@ -40,17 +98,14 @@ std::vector<CallResult> RequestPool::Run(
       }
       CallResult r = client->Complete(prompts[i]);
       --stats_.in_flight;
-      {
-        std::lock_guard<std::mutex> l(done_mu);
-        results[i] = r;
-        ++stats_.done;
-        if (on_done) on_done(i, results[i]);
-      }
+      answers.Push(i, std::move(r));
     }
   };
   std::vector<std::thread> threads;
   for (int w = 0; w < workers; ++w) threads.emplace_back(work, clients[w].get());
   for (auto& t : threads) t.join();
+  answers.Close();
+  writer.join();
   return results;
 }
 

@@ -28,10 +28,16 @@ class RequestPool {
 
   // Sends prompts[i] for every i in `order` (each once) and returns the
   // results indexed like `prompts` (entries not in `order` stay default).
-  // `on_done(i, result)` runs on a worker thread as each answer arrives,
-  // serialised (never two at once), before the worker takes new work: the
-  // caller persists the answer there. After `cancel` fires, no new request
-  // starts; the ones in flight finish (their clients see the token too).
+  // `on_done(i, result)` runs for each answer on one writer thread, in
+  // arrival order, never two at once: the caller scores and persists the
+  // answer there (an fsync may take a while) while the worker that got it
+  // already sends its next request, so a slot never waits for the disk.
+  // At most 2 x slots answers wait for the writer; beyond that workers wait
+  // (a disk slower than the server holds them back instead of filling
+  // memory). stats().done counts answers whose on_done has returned. Run
+  // returns after every answer that arrived went through on_done.
+  // After `cancel` fires, no new request starts; the ones in flight finish
+  // (their clients see the token too) and still reach on_done.
   // `should_pause` (may be empty) is asked before each new request; while it
   // says true the worker waits (checking every 0.2 s, cancellable).
   std::vector<CallResult> Run(const std::vector<Prompt>& prompts, const std::vector<size_t>& order,

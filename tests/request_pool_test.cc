@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 namespace evalrun {
@@ -82,8 +84,90 @@ TEST(RequestPoolTest, CancelStopsNewRequests) {
   pool.Run(prompts, order, [&](size_t, const CallResult&) {
     if (++seen == 10) cancel.Cancel();
   }, &cancel);
-  EXPECT_LE(s.calls.load(), 12);  // at most the ones in flight finish
+  // After the cancel only what was in flight (2) or waiting for the writer
+  // (at most 2 x slots) was asked; every answer that came still reached
+  // on_done: nothing answered is dropped.
+  EXPECT_LE(s.calls.load(), 10 + 2 + 4);
   EXPECT_GE(s.calls.load(), 10);
+  EXPECT_EQ(seen, s.calls.load());
+  EXPECT_EQ(pool.stats().done.load(), s.calls.load());
+}
+
+// A client that answers at once and counts its calls, with a condition
+// variable the test can wait on.
+class CountingClient : public Client {
+ public:
+  CountingClient(std::mutex* mu, std::condition_variable* cv, int* calls) : mu_(mu), cv_(cv), calls_(calls) {}
+  CallResult Complete(const Prompt& p) override {
+    {
+      std::lock_guard<std::mutex> l(*mu_);
+      ++*calls_;
+    }
+    cv_->notify_all();
+    CallResult r;
+    r.status = CallStatus::kOk;
+    r.attempts = 1;
+    r.completion.content = p.messages[0].content;
+    return r;
+  }
+
+ private:
+  std::mutex* mu_;
+  std::condition_variable* cv_;
+  int* calls_;
+};
+
+TEST(RequestPoolTest, WorkerSendsNextRequestWhileTheAnswerIsBeingWritten) {
+  // One slot. on_done for the first answer waits (up to 10 s) until the
+  // client has been called again: the slot is not held while the caller
+  // persists an answer (an fsync). Were on_done on the worker's path, the
+  // second call could only come after it returned.
+  std::mutex mu;
+  std::condition_variable cv;
+  int calls = 0;
+  RequestPool pool(1, [&] { return std::make_unique<CountingClient>(&mu, &cv, &calls); });
+  auto prompts = MakePrompts(3);
+  bool second_call_during_first_write = false;
+  std::vector<size_t> done;
+  auto results = pool.Run(prompts, {0, 1, 2}, [&](size_t i, const CallResult&) {
+    if (done.empty()) {
+      std::unique_lock<std::mutex> l(mu);
+      second_call_during_first_write = cv.wait_for(l, std::chrono::seconds(10), [&] { return calls >= 2; });
+    }
+    done.push_back(i);
+  }, nullptr);
+  EXPECT_TRUE(second_call_during_first_write);
+  EXPECT_EQ(done, (std::vector<size_t>{0, 1, 2}));  // arrival order, all of them
+  EXPECT_EQ(results[2].completion.content, "2");
+  EXPECT_EQ(pool.stats().done.load(), 3);
+}
+
+TEST(RequestPoolTest, SlowWriterHoldsWorkersBackWithinBound) {
+  // on_done of the first answer blocks for a while: the workers may go on
+  // only while at most 2 x slots answers wait for the writer.
+  const int slots = 2;
+  std::mutex mu;
+  std::condition_variable cv;
+  int calls = 0;
+  RequestPool pool(slots, [&] { return std::make_unique<CountingClient>(&mu, &cv, &calls); });
+  auto prompts = MakePrompts(50);
+  std::vector<size_t> order(50);
+  for (size_t i = 0; i < 50; ++i) order[i] = i;
+  int calls_while_blocked = -1;
+  size_t done = 0;
+  pool.Run(prompts, order, [&](size_t, const CallResult&) {
+    if (done++ == 0) {
+      // Give the workers time to run ahead as far as they can.
+      std::unique_lock<std::mutex> l(mu);
+      cv.wait_for(l, std::chrono::milliseconds(300), [&] { return calls > 1 + 2 * slots + slots; });
+      calls_while_blocked = calls;
+    }
+  }, nullptr);
+  // 1 in the writer + 2 x slots queued + one more in each worker, blocked
+  // on the full queue.
+  EXPECT_GE(calls_while_blocked, 2);
+  EXPECT_LE(calls_while_blocked, 1 + 2 * slots + slots);
+  EXPECT_EQ(done, 50u);
 }
 
 TEST(RequestPoolTest, PauseHoldsNewRequests) {
