@@ -75,9 +75,15 @@ double ThreadCpuSeconds();    // the calling thread
 // process is gone. CPU resolution is one clock tick (10 ms).
 bool ReadProcCpuAndHwm(int pid, double* cpu_s, int64_t* hwm_kb);
 
-// The CPU time (user + system) of every thread of a live process, by thread
-// id, from /proc/<pid>/task/<tid>/stat (10 ms ticks). Empty when it is gone.
-std::map<int, double> ReadThreadCpu(int pid);
+// The CPU time (user + system) and name of every thread of a live process,
+// by thread id, from /proc/<pid>/task/<tid>/{stat,comm} (10 ms ticks).
+// Empty when it is gone. evalrun names its threads "evalrun-<role>"
+// (evals/thread_name.h).
+struct ThreadCpu {
+  double cpu_s = 0;
+  std::string name;
+};
+std::map<int, ThreadCpu> ReadThreadCpu(int pid);
 
 // A child process run to its end, measured with wait4's rusage.
 struct ChildRun {

@@ -97,7 +97,7 @@ class ServiceLog {
     int64_t hwm_at_first_kb = 0;
     // CPU seconds by thread between the two snapshot requests, and how
     // many requests began in between.
-    std::map<int, double> thread_cpu;
+    std::map<int, ThreadCpu> thread_cpu;
     int thread_cpu_requests = 0;
     double phase() const { return last_end - first_start; }
   };
@@ -112,9 +112,9 @@ class ServiceLog {
     s.cpu_at_first = cpu_at_first_;
     s.hwm_at_first_kb = hwm_at_first_kb_;
     s.thread_cpu_requests = last_request_ - first_request_;
-    for (const auto& [tid, cpu] : threads_at_last_) {
+    for (const auto& [tid, t] : threads_at_last_) {
       auto it = threads_at_first_.find(tid);
-      s.thread_cpu[tid] = cpu - (it == threads_at_first_.end() ? 0.0 : it->second);
+      s.thread_cpu[tid] = {t.cpu_s - (it == threads_at_first_.end() ? 0.0 : it->second.cpu_s), t.name};
     }
     return s;
   }
@@ -128,7 +128,7 @@ class ServiceLog {
   double cpu_at_first_ = 0;
   int64_t hwm_at_first_kb_ = 0;
   int first_request_ = 0, last_request_ = 0;
-  std::map<int, double> threads_at_first_, threads_at_last_;
+  std::map<int, ThreadCpu> threads_at_first_, threads_at_last_;
 };
 
 // A short answer of the kind a small max_tokens gives, cycling the letters.
@@ -390,22 +390,22 @@ bool RunOccupancySection(const BenchOptions& o, std::vector<Figure>* out) {
     out->push_back({sec, tag + ": evalrun CPU per request (after startup)", Fmt("%.3f ms", cpu_per_req_ms),
                     "<= 0.3 ms", cpu_per_req_ms <= 0.3 ? Verdict::kPass : Verdict::kMiss});
     if (!s.thread_cpu.empty()) {
-      // The `slots` busiest threads are the pool's workers; the main thread
-      // (tid == pid) waits in the pool; the rest are progress, the noise
-      // sampler and any writer.
-      std::vector<double> others;
-      double main_s = 0;
-      for (const auto& [tid, cpu] : s.thread_cpu) {
-        if (tid == run.pid) main_s = cpu;
-        else others.push_back(cpu);
+      // By thread name (evals/thread_name.h): the pool's slot workers
+      // (HTTP + JSON), its writer (scoring, samples.jsonl, fsync), the main
+      // thread (waits in the pool) and the rest (progress, noise sampler,
+      // signals).
+      double workers_s = 0, writer_s = 0, main_s = 0, rest_s = 0;
+      size_t rest_n = 0;
+      for (const auto& [tid, t] : s.thread_cpu) {
+        if (tid == run.pid) main_s += t.cpu_s;
+        else if (t.name.rfind("evalrun-slot", 0) == 0) workers_s += t.cpu_s;
+        else if (t.name == "evalrun-writer") writer_s += t.cpu_s;
+        else rest_s += t.cpu_s, ++rest_n;
       }
-      std::sort(others.rbegin(), others.rend());
-      double workers_s = 0, rest_s = 0;
-      for (size_t i = 0; i < others.size(); ++i) (static_cast<int>(i) < slots ? workers_s : rest_s) += others[i];
       const double per = 1000.0 / s.thread_cpu_requests;
-      out->push_back({sec, tag + ": mid-run CPU per request: workers / main / other threads",
-                      Fmt("%.3f / %.3f / %.3f ms (%zu other threads)", workers_s * per, main_s * per, rest_s * per,
-                          others.size() > static_cast<size_t>(slots) ? others.size() - slots : 0),
+      out->push_back({sec, tag + ": mid-run CPU per request: slots / writer / main / other threads",
+                      Fmt("%.3f / %.3f / %.3f / %.3f ms (%zu other threads)", workers_s * per, writer_s * per,
+                          main_s * per, rest_s * per, rest_n),
                       "", Verdict::kInfo});
     }
     out->push_back({sec, tag + ": evalrun CPU total (user + sys)",

@@ -64,14 +64,17 @@ double StatCpuSeconds(const std::string& path) {
 }
 }  // namespace
 
-std::map<int, double> ReadThreadCpu(int pid) {
-  std::map<int, double> out;
+std::map<int, ThreadCpu> ReadThreadCpu(int pid) {
+  std::map<int, ThreadCpu> out;
   std::error_code ec;
   const std::string dir = "/proc/" + std::to_string(pid) + "/task";
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     const int tid = std::atoi(e.path().filename().c_str());
     const double cpu = StatCpuSeconds(e.path().string() + "/stat");
-    if (tid > 0 && cpu >= 0) out[tid] = cpu;
+    if (tid <= 0 || cpu < 0) continue;
+    std::string name = ReadWholeFile(e.path().string() + "/comm");
+    while (!name.empty() && name.back() == '\n') name.pop_back();
+    out[tid] = {cpu, name};
   }
   return out;
 }

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <utility>
 
+#include "evals/thread_name.h"
+
 namespace evalrun {
 namespace {
 
@@ -110,7 +112,10 @@ void BusySampler::Start() {
     primed = primed_;
   }
   if (!primed) SampleOnce();
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    NameThisThread("evalrun-noise");
+    Run();
+  });
 }
 
 void BusySampler::Run() {

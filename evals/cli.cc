@@ -16,6 +16,7 @@
 #include "evals/engine.h"
 #include "evals/exit_codes.h"
 #include "evals/runner.h"
+#include "evals/thread_name.h"
 
 namespace evalrun {
 namespace {
@@ -32,6 +33,7 @@ class SignalWatcher {
     sigaddset(&set_, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, &set_, nullptr);  // inherited by every thread started later
     thread_ = std::thread([this] {
+      NameThisThread("evalrun-signals");
       int count = 0;
       for (;;) {
         int sig = 0;

@@ -12,6 +12,7 @@
 #include "evals/client.h"
 #include "evals/json_fields.h"
 #include "evals/openai_wire.h"
+#include "evals/thread_name.h"
 
 namespace evalrun {
 namespace {
@@ -111,6 +112,7 @@ class PeakSampler {
     peak_.reset();
     stop_ = false;
     thread_ = std::thread([this] {
+      NameThisThread("evalrun-fit-gpu");
       std::unique_lock<std::mutex> l(mu_);
       for (;;) {
         l.unlock();

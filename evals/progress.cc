@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "evals/thread_name.h"
+
 namespace evalrun {
 
 Progress::Progress(std::string part, int total, int already, int slots, const PoolStats* stats,
@@ -11,7 +13,12 @@ Progress::Progress(std::string part, int total, int already, int slots, const Po
 
 Progress::~Progress() { Finish(); }
 
-void Progress::Start() { thread_ = std::thread(&Progress::Loop, this); }
+void Progress::Start() {
+  thread_ = std::thread([this] {
+    NameThisThread("evalrun-progress");
+    Loop();
+  });
+}
 
 void Progress::OnAnswer(double score, bool cut_off, bool failed) {
   std::lock_guard<std::mutex> l(mu_);

@@ -8,6 +8,9 @@
 #include <mutex>
 #include <thread>
 #include <utility>
+#include <vector>
+
+#include "evals/thread_name.h"
 
 namespace evalrun {
 
@@ -27,20 +30,23 @@ class AnswerQueue {
     not_empty_.notify_one();
   }
 
-  // No more pushes will come; Pop returns false once the queue is empty.
+  // No more pushes will come; PopAll returns false once the queue is empty.
   void Close() {
     std::lock_guard<std::mutex> l(mu_);
     closed_ = true;
     not_empty_.notify_one();
   }
 
-  bool Pop(std::pair<size_t, CallResult>* out) {
+  // Takes every answer waiting (at least one); false once the queue is
+  // closed and empty.
+  bool PopAll(std::vector<std::pair<size_t, CallResult>>* out) {
+    out->clear();
     std::unique_lock<std::mutex> l(mu_);
     not_empty_.wait(l, [&] { return !items_.empty() || closed_; });
     if (items_.empty()) return false;
-    *out = std::move(items_.front());
-    items_.pop_front();
-    not_full_.notify_one();
+    for (auto& item : items_) out->push_back(std::move(item));
+    items_.clear();
+    not_full_.notify_all();
     return true;
   }
 
@@ -60,7 +66,7 @@ RequestPool::RequestPool(int slots, ClientFactory make_client)
 std::vector<CallResult> RequestPool::Run(
     const std::vector<Prompt>& prompts, const std::vector<size_t>& order,
     const std::function<void(size_t, const CallResult&)>& on_done, CancelToken* cancel,
-    const std::function<bool()>& should_pause) {
+    const std::function<bool()>& should_pause, const std::function<void()>& on_batch_end) {
   std::vector<CallResult> results(prompts.size());
   const int workers = static_cast<int>(std::min<size_t>(slots_, order.size()));
   if (workers == 0) return results;
@@ -68,19 +74,25 @@ std::vector<CallResult> RequestPool::Run(
   for (int w = 0; w < workers; ++w) clients.push_back(make_client_());
 
   AnswerQueue answers(2 * static_cast<size_t>(workers));
-  // The writer: on_done for every answer, one at a time, in arrival order.
-  // Only it touches `results` until it is joined.
+  // The writer: on_done for every answer, one at a time, in arrival order,
+  // then on_batch_end once for all that were waiting together (the caller's
+  // group commit). Only it touches `results` until it is joined.
   std::thread writer([&] {
-    std::pair<size_t, CallResult> a;
-    while (answers.Pop(&a)) {
-      results[a.first] = std::move(a.second);
-      if (on_done) on_done(a.first, results[a.first]);
-      ++stats_.done;
+    NameThisThread("evalrun-writer");
+    std::vector<std::pair<size_t, CallResult>> batch;
+    while (answers.PopAll(&batch)) {
+      for (auto& [i, r] : batch) {
+        results[i] = std::move(r);
+        if (on_done) on_done(i, results[i]);
+      }
+      if (on_batch_end) on_batch_end();
+      stats_.done += static_cast<int>(batch.size());
     }
   });
 
   std::atomic<size_t> next{0};
-  auto work = [&](Client* client) {
+  auto work = [&](int slot, Client* client) {
+    NameThisThread("evalrun-slot" + std::to_string(slot));
     for (;;) {
       if (cancel && cancel->cancelled()) return;
       if (should_pause) {
@@ -102,7 +114,7 @@ std::vector<CallResult> RequestPool::Run(
     }
   };
   std::vector<std::thread> threads;
-  for (int w = 0; w < workers; ++w) threads.emplace_back(work, clients[w].get());
+  for (int w = 0; w < workers; ++w) threads.emplace_back(work, w, clients[w].get());
   for (auto& t : threads) t.join();
   answers.Close();
   writer.join();

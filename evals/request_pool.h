@@ -28,14 +28,20 @@ class RequestPool {
 
   // Sends prompts[i] for every i in `order` (each once) and returns the
   // results indexed like `prompts` (entries not in `order` stay default).
-  // `on_done(i, result)` runs for each answer on one writer thread, in
-  // arrival order, never two at once: the caller scores and persists the
-  // answer there (an fsync may take a while) while the worker that got it
-  // already sends its next request, so a slot never waits for the disk.
-  // At most 2 x slots answers wait for the writer; beyond that workers wait
-  // (a disk slower than the server holds them back instead of filling
-  // memory). stats().done counts answers whose on_done has returned. Run
-  // returns after every answer that arrived went through on_done.
+  //
+  // Answers go to one writer thread, so that a slot never waits for the
+  // disk: the worker that got an answer sends its next request at once.
+  // The writer takes every answer waiting, calls `on_done(i, result)` for
+  // each (in arrival order, never two at once: score and write there), then
+  // `on_batch_end()` once (may be empty: make the batch durable there, one
+  // fsync for all). With one slot a batch is one answer; with many, answers
+  // that arrive during an fsync share the next one. stats().done counts
+  // answers whose batch has ended. At most 4 x slots answers wait for the
+  // writer (the batch it is on, and up to 2 x slots queued behind it);
+  // beyond that workers wait (a disk slower than the server holds them back
+  // instead of filling memory). Run returns after every answer
+  // that arrived has been through on_done and on_batch_end.
+  //
   // After `cancel` fires, no new request starts; the ones in flight finish
   // (their clients see the token too) and still reach on_done.
   // `should_pause` (may be empty) is asked before each new request; while it
@@ -43,7 +49,8 @@ class RequestPool {
   std::vector<CallResult> Run(const std::vector<Prompt>& prompts, const std::vector<size_t>& order,
                               const std::function<void(size_t, const CallResult&)>& on_done,
                               CancelToken* cancel,
-                              const std::function<bool()>& should_pause = {});
+                              const std::function<bool()>& should_pause = {},
+                              const std::function<void()>& on_batch_end = {});
 
   const PoolStats& stats() const { return stats_; }
   int slots() const { return slots_; }

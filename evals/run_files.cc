@@ -67,14 +67,33 @@ Status JsonlAppender::Open(const std::string& path) {
   return Status::Ok();
 }
 
-Status JsonlAppender::Append(const nlohmann::json& line) {
+Status JsonlAppender::Write(const nlohmann::json& line) {
   std::string text = DumpLine(line);
   text.push_back('\n');
   std::lock_guard<std::mutex> l(mu_);
   if (fd_ < 0) return Status::Internal(path_ + ": not open");
-  EVALRUN_RETURN_IF_ERROR(WriteAll(fd_, text, path_));
+  dirty_ = true;
+  return WriteAll(fd_, text, path_);
+}
+
+Status JsonlAppender::Sync() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (fd_ < 0) return Status::Internal(path_ + ": not open");
+  if (!dirty_) return Status::Ok();
+  ++syncs_;
   if (::fdatasync(fd_) != 0) return Status::IoError(path_ + ": fsync failed: " + Errno());
+  dirty_ = false;
   return Status::Ok();
+}
+
+Status JsonlAppender::Append(const nlohmann::json& line) {
+  EVALRUN_RETURN_IF_ERROR(Write(line));
+  return Sync();
+}
+
+int JsonlAppender::syncs() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return syncs_;
 }
 
 void JsonlAppender::Close() {

@@ -21,8 +21,14 @@ Status WriteFileAtomically(const std::string& path, const std::string& text);
 // mkdir -p; the Status names the folder that could not be made.
 Status MakeDirs(const std::string& path);
 
-// Appends JSON lines to one file. Each Append writes the whole line with one
-// write(2) and fsyncs before returning. Thread-safe.
+// Appends JSON lines to one file, each whole with one write(2). Write
+// leaves the line to the page cache (a killed process loses nothing; a
+// power loss may lose lines not yet synced, or tear the last one, which
+// LoadSampleFile cuts off); Sync makes every line written so far durable
+// (fdatasync, skipped when nothing was written since the last one). A
+// caller that writes a batch of lines and then syncs once is a group
+// commit: a line counts as done only after the Sync that follows it.
+// Append = Write + Sync. Thread-safe.
 class JsonlAppender {
  public:
   JsonlAppender() = default;
@@ -31,13 +37,19 @@ class JsonlAppender {
   JsonlAppender& operator=(const JsonlAppender&) = delete;
 
   Status Open(const std::string& path);
+  Status Write(const nlohmann::json& line);
+  Status Sync();
   Status Append(const nlohmann::json& line);
   void Close();
   const std::string& path() const { return path_; }
+  // How many fdatasync calls were made (for tests and the bench).
+  int syncs() const;
 
  private:
-  std::mutex mu_;
+  mutable std::mutex mu_;
   int fd_ = -1;
+  bool dirty_ = false;
+  int syncs_ = 0;
   std::string path_;
 };
 

@@ -476,31 +476,48 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     std::vector<nlohmann::json> lines = existing.lines;
     int failed = 0;
     Status write_error;
-    pool.Run(prompts, order, [&](size_t i, const CallResult& res) {
+    // Lines are written as answers arrive and made durable once per batch
+    // (a group commit, see RequestPool::Run); an answer counts (progress,
+    // results) only after the fsync that follows its line.
+    struct Counted {
+      double score;
+      bool cut_off, failed;
+    };
+    std::vector<Counted> unsynced;
+    auto keep_error = [&](const Status& ws) {
+      if (ws.ok()) return;
+      if (write_error.ok()) write_error = ws;
+      cancel->Cancel();  // nothing more is asked when answers cannot be kept
+    };
+    auto on_answer = [&](size_t i, const CallResult& res) {
       const Item& item = r.prepared.items[i];
-      if (res.status == CallStatus::kCancelled) return;
+      if (res.status == CallStatus::kCancelled || !write_error.ok()) return;
       if (res.status == CallStatus::kFailed) {
         ++failed;
         nlohmann::json f = {{"id", item.id}, {"error", res.error}, {"attempts", res.attempts},
                             {"http_status", res.http_status}, {"time_utc", UtcNow()}};
-        Status ws = failures.Append(f);
-        if (!ws.ok() && write_error.ok()) write_error = ws;
-        progress.OnAnswer(0, false, true);
+        keep_error(failures.Write(f));
+        unsynced.push_back({0, false, true});
         return;
       }
       nlohmann::json s = CommonSampleFields(item, res);
       r.part->Score(item, res.completion, &s);
-      Status ws = samples.Append(s);
-      if (!ws.ok()) {
-        if (write_error.ok()) write_error = ws;
-        cancel->Cancel();  // nothing more is asked when answers cannot be kept
-        return;
-      }
+      Status ws = samples.Write(s);
+      keep_error(ws);
+      if (!ws.ok()) return;
       lines.push_back(s);
       double score = s.contains("score") && s["score"].is_number() ? s["score"].get<double>()
                      : s.value("correct", false) ? 1.0 : 0.0;
-      progress.OnAnswer(score, s.value("cut_off", false), false);
-    }, cancel, pause);
+      unsynced.push_back({score, s.value("cut_off", false), false});
+    };
+    auto on_batch_end = [&] {
+      keep_error(samples.Sync());
+      keep_error(failures.Sync());
+      if (write_error.ok())
+        for (const Counted& c : unsynced) progress.OnAnswer(c.score, c.cut_off, c.failed);
+      unsynced.clear();
+    };
+    pool.Run(prompts, order, on_answer, cancel, pause, on_batch_end);
     progress.Finish();
     if (!write_error.ok()) return Fail(err, write_error, kExitIncomplete);
 

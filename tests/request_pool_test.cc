@@ -1,10 +1,13 @@
 #include "evals/request_pool.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <set>
+#include <string>
 #include <thread>
 
 namespace evalrun {
@@ -85,9 +88,9 @@ TEST(RequestPoolTest, CancelStopsNewRequests) {
     if (++seen == 10) cancel.Cancel();
   }, &cancel);
   // After the cancel only what was in flight (2) or waiting for the writer
-  // (at most 2 x slots) was asked; every answer that came still reached
+  // (at most 4 x slots) was asked; every answer that came still reached
   // on_done: nothing answered is dropped.
-  EXPECT_LE(s.calls.load(), 10 + 2 + 4);
+  EXPECT_LE(s.calls.load(), 10 + 2 + 8);
   EXPECT_GE(s.calls.load(), 10);
   EXPECT_EQ(seen, s.calls.load());
   EXPECT_EQ(pool.stats().done.load(), s.calls.load());
@@ -144,7 +147,7 @@ TEST(RequestPoolTest, WorkerSendsNextRequestWhileTheAnswerIsBeingWritten) {
 
 TEST(RequestPoolTest, SlowWriterHoldsWorkersBackWithinBound) {
   // on_done of the first answer blocks for a while: the workers may go on
-  // only while at most 2 x slots answers wait for the writer.
+  // only while at most 4 x slots answers wait for the writer.
   const int slots = 2;
   std::mutex mu;
   std::condition_variable cv;
@@ -159,15 +162,86 @@ TEST(RequestPoolTest, SlowWriterHoldsWorkersBackWithinBound) {
     if (done++ == 0) {
       // Give the workers time to run ahead as far as they can.
       std::unique_lock<std::mutex> l(mu);
-      cv.wait_for(l, std::chrono::milliseconds(300), [&] { return calls > 1 + 2 * slots + slots; });
+      cv.wait_for(l, std::chrono::milliseconds(300), [&] { return calls > 4 * slots + slots; });
       calls_while_blocked = calls;
     }
   }, nullptr);
-  // 1 in the writer + 2 x slots queued + one more in each worker, blocked
-  // on the full queue.
+  // The batch in the writer (at most 2 x slots) + 2 x slots queued + one
+  // more in each worker, blocked on the full queue.
   EXPECT_GE(calls_while_blocked, 2);
-  EXPECT_LE(calls_while_blocked, 1 + 2 * slots + slots);
+  EXPECT_LE(calls_while_blocked, 4 * slots + slots);
   EXPECT_EQ(done, 50u);
+}
+
+TEST(RequestPoolTest, AnswersWaitingTogetherShareOneBatchEnd) {
+  // 4 slots, instant answers; on_done of the first answer waits until the
+  // workers have run ahead (bounded wait), so the answers queued meanwhile
+  // come to the writer together: on_batch_end (the caller's fsync) runs
+  // fewer times than there are answers. Every on_done is followed by an
+  // on_batch_end before Run returns, and stats().done counts only answers
+  // whose batch has ended.
+  const int slots = 4;
+  std::mutex mu;
+  std::condition_variable cv;
+  int calls = 0;
+  RequestPool pool(slots, [&] { return std::make_unique<CountingClient>(&mu, &cv, &calls); });
+  auto prompts = MakePrompts(60);
+  std::vector<size_t> order(60);
+  for (size_t i = 0; i < 60; ++i) order[i] = i;
+  int answered = 0, since_batch_end = 0, batches = 0, largest = 0;
+  bool done_counted_early = false;
+  pool.Run(prompts, order, [&](size_t, const CallResult&) {
+    if (answered++ == 0) {
+      std::unique_lock<std::mutex> l(mu);
+      cv.wait_for(l, std::chrono::seconds(10), [&] { return calls >= 1 + 2 * slots; });
+    }
+    ++since_batch_end;
+    if (pool.stats().done.load() > answered - since_batch_end) done_counted_early = true;
+  }, nullptr, {}, [&] {
+    ++batches;
+    largest = std::max(largest, since_batch_end);
+    since_batch_end = 0;
+  });
+  EXPECT_EQ(answered, 60);
+  EXPECT_EQ(since_batch_end, 0);
+  EXPECT_EQ(pool.stats().done.load(), 60);
+  EXPECT_FALSE(done_counted_early);
+  EXPECT_GT(largest, 1);
+  EXPECT_LT(batches, 60);
+}
+
+std::string ThisThreadName() {
+  char name[16] = {0};
+  pthread_getname_np(pthread_self(), name, sizeof name);
+  return name;
+}
+
+class NameRecordingClient : public Client {
+ public:
+  explicit NameRecordingClient(std::vector<std::string>* names, std::mutex* mu) : names_(names), mu_(mu) {}
+  CallResult Complete(const Prompt&) override {
+    std::lock_guard<std::mutex> l(*mu_);
+    names_->push_back(ThisThreadName());
+    CallResult r;
+    r.status = CallStatus::kOk;
+    return r;
+  }
+
+ private:
+  std::vector<std::string>* names_;
+  std::mutex* mu_;
+};
+
+TEST(RequestPoolTest, ThreadsAreNamedForTopAndPs) {
+  std::vector<std::string> client_names;
+  std::mutex mu;
+  RequestPool pool(2, [&] { return std::make_unique<NameRecordingClient>(&client_names, &mu); });
+  std::set<std::string> writer_names;
+  pool.Run(MakePrompts(6), {0, 1, 2, 3, 4, 5},
+           [&](size_t, const CallResult&) { writer_names.insert(ThisThreadName()); }, nullptr);
+  EXPECT_EQ(writer_names, std::set<std::string>{"evalrun-writer"});
+  std::set<std::string> slots(client_names.begin(), client_names.end());
+  for (const auto& n : slots) EXPECT_TRUE(n == "evalrun-slot0" || n == "evalrun-slot1") << n;
 }
 
 TEST(RequestPoolTest, PauseHoldsNewRequests) {

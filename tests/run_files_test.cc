@@ -29,6 +29,25 @@ TEST_F(RunFilesTest, AppendWholeLinesAndReadBack) {
   EXPECT_FALSE(c.dropped_torn_tail);
 }
 
+TEST_F(RunFilesTest, WriteThenOneSyncForTheBatch) {
+  JsonlAppender a;
+  ASSERT_TRUE(a.Open(dir_ + "/s.jsonl").ok());
+  ASSERT_TRUE(a.Sync().ok());
+  EXPECT_EQ(a.syncs(), 0);  // nothing written: no fdatasync
+  ASSERT_TRUE(a.Write({{"id", "1"}}).ok());
+  ASSERT_TRUE(a.Write({{"id", "2"}}).ok());
+  // Written lines are in the file at once (a killed process loses nothing).
+  EXPECT_EQ(testing::ReadFile(dir_ + "/s.jsonl"), "{\"id\":\"1\"}\n{\"id\":\"2\"}\n");
+  ASSERT_TRUE(a.Sync().ok());
+  ASSERT_TRUE(a.Sync().ok());
+  EXPECT_EQ(a.syncs(), 1);
+  ASSERT_TRUE(a.Append({{"id", "3"}}).ok());
+  EXPECT_EQ(a.syncs(), 2);
+  a.Close();
+  EXPECT_FALSE(a.Write({{"id", "4"}}).ok());
+  EXPECT_FALSE(a.Sync().ok());
+}
+
 TEST_F(RunFilesTest, TornLastLineIsCutOff) {
   testing::WriteFile(dir_ + "/s.jsonl", "{\"id\":\"1\"}\n{\"id\":\"2\",\"resp");
   SampleFileContents c;
