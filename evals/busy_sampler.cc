@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "evals/thread_name.h"
+#include "scorers/py_unicode.h"
 
 namespace evalrun {
 namespace {
@@ -49,39 +50,9 @@ std::string GpuIndexOf(const std::vector<GpuInfo>& all, const std::string& uuid)
 
 // comm and cmdline are bytes, not text: a process may name itself
 // "\xff". nlohmann::json throws on invalid UTF-8 when it dumps, so every
-// process-supplied string is made valid first (bad bytes become U+FFFD).
-std::string ValidUtf8(std::string_view in) {
-  std::string out;
-  out.reserve(in.size());
-  size_t i = 0;
-  while (i < in.size()) {
-    unsigned char c = static_cast<unsigned char>(in[i]);
-    size_t len = c < 0x80           ? 1
-                 : (c >> 5) == 0x6  ? 2
-                 : (c >> 4) == 0xE  ? 3
-                 : (c >> 3) == 0x1E ? 4
-                                    : 0;
-    bool ok = len > 0 && i + len <= in.size();
-    for (size_t k = 1; ok && k < len; ++k) {
-      ok = (static_cast<unsigned char>(in[i + k]) & 0xC0) == 0x80;
-    }
-    if (ok && len > 1) {  // no overlong forms, surrogates or code points past U+10FFFF
-      uint32_t cp = c & (0x7F >> len);
-      for (size_t k = 1; k < len; ++k)
-        cp = (cp << 6) | (static_cast<unsigned char>(in[i + k]) & 0x3F);
-      static constexpr uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
-      ok = cp >= kMin[len] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
-    }
-    if (ok) {
-      out.append(in.data() + i, len);
-      i += len;
-    } else {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    }
-  }
-  return out;
-}
+// process-supplied string is made valid first (each byte that starts no
+// well-formed sequence becomes U+FFFD).
+std::string ValidUtf8(std::string_view in) { return py::EncodeUtf8(py::DecodeUtf8All(in)); }
 
 std::string JoinPids(const std::vector<int>& pids) {
   std::string s;

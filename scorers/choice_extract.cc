@@ -4,46 +4,21 @@
 
 #include <vector>
 
+#include "scorers/py_unicode.h"
+
 namespace evalrun {
 namespace {
 
-// Decodes the UTF-8 code point starting at s[i]; sets *len. Invalid bytes
-// decode as U+FFFD of length 1.
-char32_t DecodeAt(std::string_view s, size_t i, size_t* len) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-  if (n == 0 || i + n > s.size()) {
-    *len = 1;
-    return 0xFFFD;
-  }
-  char32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-  for (int k = 1; k < n; ++k) {
-    unsigned char cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc >> 6) != 2) {
-      *len = 1;
-      return 0xFFFD;
-    }
-    cp = (cp << 6) | (cc & 0x3F);
-  }
-  *len = n;
-  return cp;
-}
+// The extractors have always decoded by byte shape alone (see py::Utf8Check);
+// an undecodable byte is U+FFFD, not a word character.
+constexpr py::Utf8Check kShapeOnly = py::Utf8Check::kShapeOnly;
 
-// The code point that ends just before byte i (0 when i == 0).
-char32_t DecodeBefore(std::string_view s, size_t i) {
-  if (i == 0) return 0;
-  size_t start = i - 1;
-  while (start > 0 && i - start < 4 && (static_cast<unsigned char>(s[start]) >> 6) == 2) --start;
-  size_t len = 0;
-  char32_t cp = DecodeAt(s, start, &len);
-  return start + len == i ? cp : 0xFFFD;
+// Python's \w on the character before / at byte i.
+bool WordBefore(std::string_view s, size_t i) {
+  return i > 0 && IsPythonWordChar(py::DecodeUtf8Before(s, i, kShapeOnly).cp);
 }
-
-bool WordBefore(std::string_view s, size_t i) { return i > 0 && IsPythonWordChar(DecodeBefore(s, i)); }
 bool WordAfter(std::string_view s, size_t i) {
-  if (i >= s.size()) return false;
-  size_t len = 0;
-  return IsPythonWordChar(DecodeAt(s, i, &len));
+  return i < s.size() && IsPythonWordChar(py::DecodeUtf8At(s, i, kShapeOnly).cp);
 }
 
 // Python's str `\s` (str.isspace) as an RE2 class.
@@ -71,25 +46,9 @@ bool IsPythonWordChar(char32_t cp) {
   }
   // Letters (L*) and numbers (N*), via RE2's Unicode tables.
   static const RE2 kWord("[\\pL\\pN]");
-  char buf[4];
-  int n;
-  if (cp < 0x800) {
-    buf[0] = static_cast<char>(0xC0 | (cp >> 6));
-    buf[1] = static_cast<char>(0x80 | (cp & 0x3F));
-    n = 2;
-  } else if (cp < 0x10000) {
-    buf[0] = static_cast<char>(0xE0 | (cp >> 12));
-    buf[1] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    buf[2] = static_cast<char>(0x80 | (cp & 0x3F));
-    n = 3;
-  } else {
-    buf[0] = static_cast<char>(0xF0 | (cp >> 18));
-    buf[1] = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    buf[2] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    buf[3] = static_cast<char>(0x80 | (cp & 0x3F));
-    n = 4;
-  }
-  return RE2::FullMatch(std::string_view(buf, n), kWord);
+  std::string utf8;
+  py::AppendUtf8(cp, &utf8);
+  return RE2::FullMatch(utf8, kWord);
 }
 
 std::string StripMarkdownEmphasis(std::string_view text) {

@@ -14,7 +14,7 @@
 
 #include "evals/near_miss.h"
 #include "scorers/ifeval_text_util.h"
-#include "scorers/ifeval_unicode.h"
+#include "scorers/py_unicode.h"
 #include "scorers/langdetect.h"
 #include "scorers/punkt.h"
 
@@ -164,8 +164,8 @@ bool Detect(const IfevalResources& res, std::string_view id, std::string_view va
   return res.lang->Detect(value, lang);
 }
 
-using ifeval::PyLower;
-using ifeval::PyStrip;
+using py::PyLower;
+using py::PyStrip;
 
 // ---------------------------------------------------------------------------
 // The instructions, in registry order.
@@ -269,13 +269,13 @@ class LetterFrequency : public IfevalInstruction {
     std::optional<std::string> letter;
     EVALRUN_RETURN_IF_ERROR(args.Str("letter", &letter));
     if (!letter || letter->empty()) return args.Missing("letter");
-    const std::u32string cps = ifeval::DecodeUtf8All(*letter);
-    if (cps.size() != 1 || ifeval::IsPySpace(cps[0]) || ifeval::PyLowerChar(cps[0]).empty() ||
-        ifeval::DecodeUtf8All(ifeval::PyLowerChar(cps[0])).size() != 1) {
+    const std::u32string cps = py::DecodeUtf8All(*letter);
+    if (cps.size() != 1 || py::IsPySpace(cps[0]) || py::PyLowerChar(cps[0]).empty() ||
+        py::DecodeUtf8All(py::PyLowerChar(cps[0])).size() != 1) {
       return args.Error("letter", "expected one non-space character whose lower case is one "
                                   "character, got " + Quote(*letter));
     }
-    letter_ = ifeval::PyLowerChar(cps[0]);
+    letter_ = py::PyLowerChar(cps[0]);
     EVALRUN_RETURN_IF_ERROR(args.Count("let_frequency", &frequency_));
     return args.Rel("let_relation", &relation_);
   }
@@ -434,15 +434,15 @@ class NthParagraphFirstWord : public IfevalInstruction {
     if (nth_ > count) return false;
     const std::string_view paragraph = PyStrip(paragraphs[nth_ - 1]);
     if (paragraph.empty()) return false;
-    std::string_view word = ifeval::PySplitWhitespace(paragraph)[0];
-    word = ifeval::PyLStripChars(word, "'");
-    word = ifeval::PyLStripChars(word, "\"");
+    std::string_view word = py::PySplitWhitespace(paragraph)[0];
+    word = py::PyLStripChars(word, "'");
+    word = py::PyLStripChars(word, "\"");
     std::string first_word;
     size_t pos = 0;
     while (pos < word.size()) {
-      const char32_t c = ifeval::DecodeUtf8(word, &pos);
+      const char32_t c = py::DecodeUtf8(word, &pos);
       if (c == '.' || c == ',' || c == '?' || c == '!' || c == '\'' || c == '"') break;
-      first_word += ifeval::PyLowerChar(c);
+      first_word += py::PyLowerChar(c);
     }
     return count == num_paragraphs_ && first_word == first_word_;
   }
@@ -542,7 +542,7 @@ class NumberOfHighlights : public IfevalInstruction {
     static const auto* double_ = ifeval::CompilePyFixed(R"(\*\*[^\n\*]*\*\*)", false).release();
     int64_t count = 0;
     for (std::string_view h : ifeval::FindAll(*single, value)) {
-      if (!PyStrip(ifeval::PyStripChars(h, "*")).empty()) ++count;
+      if (!PyStrip(py::PyStripChars(h, "*")).empty()) ++count;
     }
     for (std::string_view h : ifeval::FindAll(*double_, value)) {
       // Every match is "**" + inner + "**": removeprefix/removesuffix leave inner.
@@ -608,7 +608,7 @@ class Title : public IfevalInstruction {
   bool Check(const IfevalResources&, std::string_view value) const override {
     static const auto* re = ifeval::CompilePyFixed(R"(<<[^\n]+>>)", false).release();
     for (std::string_view t : ifeval::FindAll(*re, value)) {
-      if (!PyStrip(ifeval::PyRStripChars(ifeval::PyLStripChars(t, "<"), ">")).empty()) return true;
+      if (!PyStrip(py::PyRStripChars(py::PyLStripChars(t, "<"), ">")).empty()) return true;
     }
     return false;
   }
@@ -678,7 +678,7 @@ class EndPhrase : public IfevalInstruction {
     return Status::Ok();
   }
   bool Check(const IfevalResources&, std::string_view value) const override {
-    return PyLower(ifeval::PyStripChars(PyStrip(value), "\"")).ends_with(suffix_);
+    return PyLower(py::PyStripChars(PyStrip(value), "\"")).ends_with(suffix_);
   }
 
  private:
@@ -701,7 +701,7 @@ class CapitalWordFrequency : public IfevalInstruction {
   bool Check(const IfevalResources& res, std::string_view value) const override {
     int64_t capital = 0;
     for (const std::string& word : ifeval::NltkWordTokenize(Punkt(res, id()), value)) {
-      if (ifeval::PyIsUpper(word)) ++capital;
+      if (py::PyIsUpper(word)) ++capital;
     }
     return Compare(capital, relation_, frequency_);
   }
@@ -719,7 +719,7 @@ class EnglishCase : public IfevalInstruction {
   EnglishCase(std::string id, bool upper) : IfevalInstruction(std::move(id)), upper_(upper) {}
   Status Init(Args&) { return Status::Ok(); }
   bool Check(const IfevalResources& res, std::string_view value) const override {
-    if (!(upper_ ? ifeval::PyIsUpper(value) : ifeval::PyIsLower(value))) return false;
+    if (!(upper_ ? py::PyIsUpper(value) : py::PyIsLower(value))) return false;
     std::string detected;
     if (!Detect(res, id(), value, &detected)) return true;
     return detected == "en";

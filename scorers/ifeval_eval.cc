@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "scorers/ifeval_unicode.h"
+#include "scorers/py_unicode.h"
 
 namespace evalrun {
 namespace {
@@ -72,7 +72,7 @@ Status IfevalPrompt::Compile(const IfevalPromptSpec& spec, std::unique_ptr<const
 IfevalVerdict IfevalPrompt::EvaluateStrict(const IfevalResources& res,
                                            std::string_view response) const {
   IfevalVerdict v;
-  const bool non_blank = !ifeval::PyStrip(response).empty();
+  const bool non_blank = !py::PyStrip(response).empty();
   for (const auto& instr : instructions_) {
     v.follow_list.push_back(non_blank && instr->Check(res, response));
   }
@@ -84,7 +84,7 @@ IfevalVerdict IfevalPrompt::EvaluateLoose(const IfevalResources& res,
                                           std::string_view response) const {
   const std::vector<std::string> variants = IfevalLooseVariants(response);
   std::vector<bool> non_blank;
-  for (const std::string& r : variants) non_blank.push_back(!ifeval::PyStrip(r).empty());
+  for (const std::string& r : variants) non_blank.push_back(!py::PyStrip(r).empty());
   IfevalVerdict v;
   for (const auto& instr : instructions_) {
     bool followed = false;
@@ -108,9 +108,9 @@ std::vector<std::string> IfevalLooseVariants(std::string_view response) {
     remove_last = response.substr(0, last_nl);
     if (last_nl > first_nl) remove_both = response.substr(first_nl + 1, last_nl - first_nl - 1);
   }
-  remove_first = ifeval::PyStrip(remove_first);
-  remove_last = ifeval::PyStrip(remove_last);
-  remove_both = ifeval::PyStrip(remove_both);
+  remove_first = py::PyStrip(remove_first);
+  remove_last = py::PyStrip(remove_last);
+  remove_both = py::PyStrip(remove_both);
   return {std::string(response),     RemoveStars(response),    std::string(remove_first),
           std::string(remove_last),  std::string(remove_both), RemoveStars(remove_first),
           RemoveStars(remove_last),  RemoveStars(remove_both)};

@@ -6,14 +6,14 @@
 // NLTKWordTokenizer is a list of Python regex substitutions applied in order.
 // Each one is ported here as a scan over code points, named after the
 // pattern it replaces; Python's Unicode \w, \s, \d, \b and IGNORECASE come
-// from ifeval_unicode.h, and `$` (no MULTILINE) matches at the end or before
+// from py_unicode.h, and `$` (no MULTILINE) matches at the end or before
 // a final "\n" as in Python.
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "scorers/ifeval_text_util.h"
-#include "scorers/ifeval_unicode.h"
+#include "scorers/py_unicode.h"
 #include "scorers/punkt.h"
 
 namespace evalrun::ifeval {
@@ -24,15 +24,15 @@ using U32View = std::u32string_view;
 
 bool In(char32_t c, U32View set) { return set.find(c) != U32View::npos; }
 
-bool WordAt(const U32& s, size_t i) { return i < s.size() && IsPyWord(s[i]); }
+bool WordAt(const U32& s, size_t i) { return i < s.size() && py::IsPyWord(s[i]); }
 // Python's \b between s[i-1] and s[i].
-bool Boundary(const U32& s, size_t i) { return (i > 0 && IsPyWord(s[i - 1])) != WordAt(s, i); }
+bool Boundary(const U32& s, size_t i) { return (i > 0 && py::IsPyWord(s[i - 1])) != WordAt(s, i); }
 
 // s[i..] starts with `lit` under re.IGNORECASE (lit is ASCII).
 bool StartsWithIgnoreCase(const U32& s, size_t i, U32View lit) {
   if (i + lit.size() > s.size()) return false;
   for (size_t k = 0; k < lit.size(); ++k) {
-    if (PyIgnoreCaseKey(s[i + k]) != PyIgnoreCaseKey(lit[k])) return false;
+    if (py::PyIgnoreCaseKey(s[i + k]) != py::PyIgnoreCaseKey(lit[k])) return false;
   }
   return true;
 }
@@ -125,7 +125,7 @@ U32 StartingQuotes4(const U32& s) {
     if (s[i] == U'\'' && WordAt(s, i + 1) && Boundary(s, i + 2)) {
       // One word character before a boundary, so only the one-letter
       // alternatives of the look-ahead can apply.
-      const char32_t key = PyIgnoreCaseKey(s[i + 1]);
+      const char32_t key = py::PyIgnoreCaseKey(s[i + 1]);
       if (!In(key, U"mtsdn")) {
         out += U"' ";
         out += s[i + 1];
@@ -145,7 +145,7 @@ U32 FinalPeriod(const U32& s, U32View closers, U32View separator) {
   size_t run_end = dot + 1;
   while (run_end < s.size() && In(s[run_end], closers)) ++run_end;
   for (size_t k = run_end; k < s.size(); ++k) {
-    if (!IsPySpace(s[k])) return s;
+    if (!py::IsPySpace(s[k])) return s;
   }
   U32 out = s.substr(0, dot);
   out += U' ';
@@ -161,7 +161,7 @@ U32 ColonCommaBeforeNonDigit(const U32& s) {
   U32 out;
   size_t i = 0;
   while (i < s.size()) {
-    if ((s[i] == U':' || s[i] == U',') && i + 1 < s.size() && !IsPyDecimal(s[i + 1])) {
+    if ((s[i] == U':' || s[i] == U',') && i + 1 < s.size() && !py::IsPyDecimal(s[i + 1])) {
       out += U' ';
       out += s[i];
       out += U' ';
@@ -287,7 +287,7 @@ U32 SplitContraction(const U32& s, U32View first, U32View second, bool lookahead
     if (Boundary(s, i) && StartsWithIgnoreCase(s, i, first) &&
         StartsWithIgnoreCase(s, i + first.size(), second)) {
       const size_t end = i + len;
-      const bool tail_ok = lookahead_space ? (end < s.size() && IsPySpace(s[end])) : Boundary(s, end);
+      const bool tail_ok = lookahead_space ? (end < s.size() && py::IsPySpace(s[end])) : Boundary(s, end);
       if (tail_ok) {
         out += U' ';
         out += s.substr(i, first.size());
@@ -326,7 +326,7 @@ U32 SplitTwas(const U32& s, U32View second) {
 }  // namespace
 
 std::vector<std::string> NltkTreebankTokenize(std::string_view text) {
-  U32 s = DecodeUtf8All(text);
+  U32 s = py::DecodeUtf8All(text);
 
   // STARTING_QUOTES
   s = StartingQuotes0(s);
@@ -375,10 +375,10 @@ std::vector<std::string> NltkTreebankTokenize(std::string_view text) {
   std::vector<std::string> tokens;
   size_t i = 0;
   while (i < s.size()) {
-    while (i < s.size() && IsPySpace(s[i])) ++i;
+    while (i < s.size() && py::IsPySpace(s[i])) ++i;
     const size_t start = i;
-    while (i < s.size() && !IsPySpace(s[i])) ++i;
-    if (i > start) tokens.push_back(EncodeUtf8(U32View(s).substr(start, i - start)));
+    while (i < s.size() && !py::IsPySpace(s[i])) ++i;
+    if (i > start) tokens.push_back(py::EncodeUtf8(U32View(s).substr(start, i - start)));
   }
   return tokens;
 }

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <utility>
 
-#include "scorers/ifeval_unicode.h"
+#include "scorers/py_unicode.h"
 #include "scorers/punkt.h"
 
 namespace evalrun::ifeval {
@@ -17,22 +17,8 @@ constexpr char kPyWordBody[] = "\\p{L}\\p{N}_";
 
 size_t NextCharStart(std::string_view text, size_t pos) {
   if (pos >= text.size()) return text.size() + 1;
-  DecodeUtf8(text, &pos);
+  py::DecodeUtf8(text, &pos);
   return pos;
-}
-
-// The code point that ends just before byte offset `pos` (0 when none).
-char32_t CharBefore(std::string_view text, size_t pos, bool* exists) {
-  *exists = pos > 0;
-  if (pos == 0) return 0;
-  size_t start = pos - 1;
-  while (start > 0 && pos - start < 4 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) {
-    --start;
-  }
-  size_t probe = start;
-  const char32_t c = DecodeUtf8(text, &probe);
-  if (probe != pos) return 0xFFFD;
-  return c;
 }
 
 bool IsHex(char c) {
@@ -105,7 +91,7 @@ bool TranslateCommonEscape(std::string_view py, size_t* i, std::string* out, std
   const unsigned char uc = static_cast<unsigned char>(e);
   if (uc >= 0x80) {  // an escaped non-ASCII character is itself
     size_t pos = *i;
-    const char32_t cp = DecodeUtf8(py, &pos);
+    const char32_t cp = py::DecodeUtf8(py, &pos);
     AppendCodeEscape(cp, out);
     *i = pos - 1;
     return true;
@@ -184,14 +170,8 @@ std::vector<std::string_view> SplitByRegex(const RE2& re, std::string_view text)
 }
 
 bool IsPyWordBoundary(std::string_view text, size_t pos) {
-  bool has_before = false;
-  const char32_t before = CharBefore(text, pos, &has_before);
-  const bool word_before = has_before && IsPyWord(before);
-  bool word_after = false;
-  if (pos < text.size()) {
-    size_t p = pos;
-    word_after = IsPyWord(DecodeUtf8(text, &p));
-  }
+  const bool word_before = pos > 0 && py::IsPyWord(py::DecodeUtf8Before(text, pos).cp);
+  const bool word_after = pos < text.size() && py::IsPyWord(py::DecodeUtf8At(text, pos).cp);
   return word_before != word_after;
 }
 
@@ -342,9 +322,9 @@ Status PyPattern::Compile(std::string_view python_pattern, bool ignore_case, boo
   p->ignore_case_ = ignore_case;
   p->literal_ = python_pattern.find_first_of(kPyRegexSpecials) == std::string_view::npos;
   if (p->literal_) {
-    p->keys_ = DecodeUtf8All(python_pattern);
+    p->keys_ = py::DecodeUtf8All(python_pattern);
     if (ignore_case) {
-      for (char32_t& c : p->keys_) c = PyIgnoreCaseKey(c);
+      for (char32_t& c : p->keys_) c = py::PyIgnoreCaseKey(c);
     }
   } else {
     std::string translated;
@@ -369,8 +349,8 @@ int PyPattern::LiteralMatchAt(std::string_view text, size_t pos) const {
   size_t p = pos;
   for (char32_t want : keys_) {
     if (p >= text.size()) return -1;
-    char32_t c = DecodeUtf8(text, &p);
-    if (ignore_case_) c = PyIgnoreCaseKey(c);
+    char32_t c = py::DecodeUtf8(text, &p);
+    if (ignore_case_) c = py::PyIgnoreCaseKey(c);
     if (c != want) return -1;
   }
   return static_cast<int>(p - pos);
@@ -425,7 +405,7 @@ int CountWords(std::string_view text) {
   bool in_word = false;
   size_t pos = 0;
   while (pos < text.size()) {
-    const bool w = IsPyWord(DecodeUtf8(text, &pos));
+    const bool w = py::IsPyWord(py::DecodeUtf8(text, &pos));
     if (w && !in_word) ++words;
     in_word = w;
   }

@@ -5,7 +5,7 @@
 // Regular expressions: Python's `re` on a str pattern has Unicode \s, \d, \w
 // and \b, while RE2's are ASCII. Fixed patterns therefore spell the classes
 // out (kPySpace, kPyDecimal below); the few places that need \w or \b test
-// characters with ifeval_unicode.h instead of asking RE2.
+// characters with py_unicode.h instead of asking RE2.
 //
 // Strings that upstream pastes into a pattern unescaped (keywords, forbidden
 // words, the section splitter, a non-standard postscript marker) go through

@@ -11,67 +11,33 @@
 #include <fstream>
 #include <sstream>
 
+#include "scorers/py_unicode.h"
+
 namespace evalrun {
 namespace {
 
 // ---------------------------------------------------------------------------
-// UTF-8 and Python's Unicode predicates (Python 3.11, Unicode 14).
+// UTF-8 and Python's Unicode predicates. Decoding and \s come from
+// scorers/py_unicode.h (Python 3.11, Unicode 14). The class tests below ask
+// RE2, whose tables (libre2 2022-06-01) are Unicode 15.0: on code points first
+// assigned in Unicode 15.0 they answer as Python 3.12 would, not 3.11.
 
 constexpr char32_t kInvalid = 0x110000;  // an undecodable byte
 
 // Decodes the code point at text[i] (i < text.size()); *len gets its length.
-// An invalid or truncated sequence decodes as kInvalid of length 1.
+// An invalid or truncated sequence (py::DecodeUtf8At's kWellFormed policy)
+// decodes as kInvalid of length 1, which no predicate accepts.
 char32_t DecodeAt(std::string_view text, size_t i, size_t* len) {
-  const unsigned char b0 = static_cast<unsigned char>(text[i]);
-  if (b0 < 0x80) {
-    *len = 1;
-    return b0;
-  }
-  size_t n;
-  char32_t cp;
-  char32_t min;
-  if ((b0 & 0xE0) == 0xC0) {
-    n = 2, cp = b0 & 0x1F, min = 0x80;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    n = 3, cp = b0 & 0x0F, min = 0x800;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    n = 4, cp = b0 & 0x07, min = 0x10000;
-  } else {
-    *len = 1;
-    return kInvalid;
-  }
-  if (i + n > text.size()) {
-    *len = 1;
-    return kInvalid;
-  }
-  for (size_t k = 1; k < n; ++k) {
-    const unsigned char b = static_cast<unsigned char>(text[i + k]);
-    if ((b & 0xC0) != 0x80) {
-      *len = 1;
-      return kInvalid;
-    }
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    *len = 1;
-    return kInvalid;
-  }
-  *len = n;
-  return cp;
-}
-
-// Python's str.isspace() / re `\s` on str patterns (Py_UNICODE_ISSPACE).
-bool IsSpace(char32_t c) {
-  if (c < 0x80) return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20);
-  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+  const py::Utf8Char c = py::DecodeUtf8At(text, i);
+  *len = c.len;
+  return c.valid ? c.cp : kInvalid;
 }
 
 // Length of the whitespace code point at text[i], or 0 if none is there.
 size_t SpaceLenAt(std::string_view text, size_t i) {
   if (i >= text.size()) return 0;
   size_t len;
-  return IsSpace(DecodeAt(text, i, &len)) ? len : 0;
+  return py::IsPySpace(DecodeAt(text, i, &len)) ? len : 0;
 }
 
 // Membership of a non-ASCII code point in an RE2 character class.
@@ -203,11 +169,11 @@ bool WordEndsAt(std::string_view line, size_t q) {
   if (q >= n) return true;
   size_t len;
   const char32_t c = DecodeAt(line, q, &len);
-  if (IsSpace(c) || IsNonWord(c) || MultiCharAt(line, q) > 0) return true;
+  if (py::IsPySpace(c) || IsNonWord(c) || MultiCharAt(line, q) > 0) return true;
   if (c != ',') return false;
   if (q + 1 >= n) return true;
   const char32_t d = DecodeAt(line, q + 1, &len);
-  return IsSpace(d) || IsNonWord(d) || MultiCharAt(line, q + 1) > 0;
+  return py::IsPySpace(d) || IsNonWord(d) || MultiCharAt(line, q + 1) > 0;
 }
 
 // PunktLanguageVars.word_tokenize on one line (no '\n' inside): findall of
@@ -219,7 +185,7 @@ void WordTokenizeLine(std::string_view line, std::vector<std::string_view>* out)
   while (p < n) {
     size_t len;
     const char32_t c = DecodeAt(line, p, &len);
-    if (IsSpace(c)) {
+    if (py::IsPySpace(c)) {
       p += len;
       continue;
     }
@@ -303,7 +269,7 @@ size_t RealignMatch(std::string_view text, size_t begin, size_t end, size_t* clo
   if (text[p] == '-' && p + 1 < end && text[p + 1] == '-') return p - begin;
   size_t q = p;
   size_t len;
-  while (q < end && IsSpace(DecodeAt(text, q, &len))) q += len;
+  while (q < end && py::IsPySpace(DecodeAt(text, q, &len))) q += len;
   return q > p ? q - begin : 0;
 }
 
@@ -312,7 +278,7 @@ size_t RstripLen(std::string_view text) {
   size_t end = 0;
   size_t len;
   for (size_t i = 0; i < text.size(); i += len) {
-    if (!IsSpace(DecodeAt(text, i, &len))) end = i + len;
+    if (!py::IsPySpace(DecodeAt(text, i, &len))) end = i + len;
   }
   return end;
 }
@@ -495,10 +461,10 @@ std::vector<std::pair<size_t, size_t>> PunktModel::SplitSpans(std::string_view t
       m.after_end = i + 2;
     } else {
       size_t j = i + 1;
-      while (j < n && IsSpace(DecodeAt(text, j, &len))) j += len;
+      while (j < n && py::IsPySpace(DecodeAt(text, j, &len))) j += len;
       if (j == i + 1 || j >= n) continue;
       m.next_tok = j;
-      while (j < n && !IsSpace(DecodeAt(text, j, &len))) j += len;
+      while (j < n && !py::IsPySpace(DecodeAt(text, j, &len))) j += len;
       m.after_end = j;
     }
     // The word before the match: after the last ASCII whitespace in

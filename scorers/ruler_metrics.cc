@@ -1,6 +1,6 @@
 #include "scorers/ruler_metrics.h"
 
-#include "scorers/ifeval_unicode.h"
+#include "scorers/py_unicode.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -10,7 +10,12 @@
 namespace evalrun {
 namespace {
 
-using ifeval::AppendUtf8;  // the one UTF-8 encoder (scorers/ifeval_unicode.h)
+using py::AppendUtf8;
+using py::Utf8Char;
+// RULER's text has always been decoded by byte shape alone (see py::Utf8Check).
+constexpr py::Utf8Check kShapeOnly = py::Utf8Check::kShapeOnly;
+// The code point recorded for an undecodable byte: no case, not ignorable.
+constexpr uint32_t kInvalidByte = 0xFFFFFFFF;
 
 // Python 3.11 (Unicode 14) str.lower() one-to-one mappings, as runs:
 // {first code point, count, stride, delta}: for k < count, the code point
@@ -73,54 +78,6 @@ constexpr LowerRun kLowerRuns[] = {
     {0x1E900, 34, 1, 34},
 };
 
-// Decodes one UTF-8 code point at s[i]; returns its byte length. Invalid
-// bytes decode as themselves with *cp = 0xFFFFFFFF and length 1.
-size_t DecodeUtf8(std::string_view s, size_t i, uint32_t* cp) {
-  const unsigned char c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) {
-    *cp = c;
-    return 1;
-  }
-  int len = 0;
-  uint32_t v = 0;
-  if ((c & 0xE0) == 0xC0) {
-    len = 2;
-    v = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    len = 3;
-    v = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    len = 4;
-    v = c & 0x07;
-  } else {
-    *cp = 0xFFFFFFFF;
-    return 1;
-  }
-  if (i + len > s.size()) {
-    *cp = 0xFFFFFFFF;
-    return 1;
-  }
-  for (int k = 1; k < len; ++k) {
-    const unsigned char cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc & 0xC0) != 0x80) {
-      *cp = 0xFFFFFFFF;
-      return 1;
-    }
-    v = (v << 6) | (cc & 0x3F);
-  }
-  *cp = v;
-  return static_cast<size_t>(len);
-}
-
-
-// str.isspace() code points.
-bool IsPySpace(uint32_t c) {
-  if (c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F)) return true;
-  if (c < 0x85) return false;
-  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
-
 // Lower-case partner from the table, or `c` itself.
 uint32_t LowerOne(uint32_t c) {
   // Runs are sorted by `first`; find the last run starting at or before c.
@@ -138,7 +95,7 @@ uint32_t LowerOne(uint32_t c) {
 // Approximation of Unicode "cased": an upper-case letter of the table or the
 // lower-case letter it maps to, plus ASCII/Latin-1 letters.
 bool IsCased(uint32_t c) {
-  if (c == 0xFFFFFFFF) return false;
+  if (c == kInvalidByte) return false;
   if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return true;
   if (LowerOne(c) != c) return true;
   for (const LowerRun& r : kLowerRuns) {
@@ -173,31 +130,6 @@ bool IsCaseIgnorable(uint32_t c) {
   }
 }
 
-std::string_view PyStrip(std::string_view s) {
-  size_t b = 0;
-  while (b < s.size()) {
-    uint32_t cp;
-    const size_t n = DecodeUtf8(s, b, &cp);
-    if (!IsPySpace(cp)) break;
-    b += n;
-  }
-  size_t e = s.size();
-  while (e > b) {
-    // Step back to the start of the last code point.
-    size_t p = e - 1;
-    while (p > b && (static_cast<unsigned char>(s[p]) & 0xC0) == 0x80 && e - p < 4) --p;
-    uint32_t cp;
-    const size_t n = DecodeUtf8(s, p, &cp);
-    if (p + n != e) {  // not a clean code point: treat the byte alone
-      cp = 0xFFFFFFFF;
-      p = e - 1;
-    }
-    if (!IsPySpace(cp)) break;
-    e = p;
-  }
-  return s.substr(b, e - b);
-}
-
 bool Contains(const std::string& lowered_pred, const std::string& ref) {
   return lowered_pred.find(PyLower(ref)) != std::string::npos;
 }
@@ -209,11 +141,11 @@ const char* RulerMetricName(RulerMetric metric) {
 }
 
 std::string RulerPostprocess(std::string_view pred) {
-  std::string s(PyStrip(pred));
+  std::string s(py::PyStrip(pred, kShapeOnly));
   for (char& c : s) {
     if (static_cast<unsigned char>(c) <= 0x1F) c = '\n';
   }
-  return std::string(PyStrip(s));
+  return std::string(py::PyStrip(s, kShapeOnly));
 }
 
 std::string PyLower(std::string_view text) {
@@ -223,16 +155,15 @@ std::string PyLower(std::string_view text) {
   std::vector<uint32_t> cps;
   std::vector<size_t> lens;
   for (size_t i = 0; i < text.size();) {
-    uint32_t cp;
-    const size_t n = DecodeUtf8(text, i, &cp);
-    cps.push_back(cp);
-    lens.push_back(n);
-    i += n;
+    const Utf8Char c = py::DecodeUtf8At(text, i, kShapeOnly);
+    cps.push_back(c.valid ? c.cp : kInvalidByte);
+    lens.push_back(c.len);
+    i += c.len;
   }
   size_t pos = 0;
   for (size_t k = 0; k < cps.size(); ++k) {
     const uint32_t c = cps[k];
-    if (c == 0xFFFFFFFF) {
+    if (c == kInvalidByte) {
       out.append(text.substr(pos, lens[k]));
     } else if (c < 0x80) {
       out.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));

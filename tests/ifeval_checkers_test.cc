@@ -1,6 +1,7 @@
 // Tests for the IFEval checkers (scorers/ifeval_checkers.h), strict/loose
 // evaluation (scorers/ifeval_eval.h) and the Python-semantics helpers under
-// them (scorers/ifeval_text_util.h, scorers/ifeval_unicode.h).
+// them (scorers/ifeval_text_util.h; scorers/py_unicode.h has its own tests in
+// tests/py_unicode_test.cc).
 //
 // Every expected verdict in kCases was produced by Google's official checker
 // (google-research instruction_following_eval @ 4c42994, run locally with
@@ -17,7 +18,6 @@
 #include "scorers/ifeval_checkers.h"
 #include "scorers/ifeval_eval.h"
 #include "scorers/ifeval_text_util.h"
-#include "scorers/ifeval_unicode.h"
 #include "scorers/langdetect.h"
 #include "scorers/punkt.h"
 #include "tests/test_paths.h"
@@ -371,21 +371,6 @@ TEST(IfevalEvalTest, EveryPromptOfTheDatasetCompiles) {
 }
 
 // --- helpers: Python semantics -------------------------------------------
-
-TEST(IfevalTextUtilTest, PythonStrMethods) {
-  using namespace ifeval;
-  EXPECT_EQ(PyLower("ÀÉÎ ÄÖÜ Straße ΣΑΣ ΟΔΟΣ. ПРИВЕТ İ"), "àéî äöü straße σας οδος. привет i̇");
-  EXPECT_EQ(PyLowerChar(0x3A3), "σ");
-  EXPECT_TRUE(PyIsUpper("ÜBER 123 ΣΑΣ ПРИВЕТ"));
-  EXPECT_FALSE(PyIsUpper("123 !!!"));
-  EXPECT_FALSE(PyIsUpper("ǅ"));  // titlecase
-  EXPECT_TRUE(PyIsLower("straße ß привет"));
-  EXPECT_FALSE(PyIsLower("straße ẞ"));
-  EXPECT_EQ(PyStrip("\u3000\u00a0 x y \u2028\t"), "x y");
-  EXPECT_EQ(PyStrip("\u200b x"), "\u200b x");  // ZERO WIDTH SPACE is not whitespace
-  EXPECT_EQ(PySplitWhitespace(" a\u00a0b\n\nc "), (std::vector<std::string_view>{"a", "b", "c"}));
-  EXPECT_EQ(PyStripChars("**x**", "*"), "x");
-}
 
 TEST(IfevalTextUtilTest, WordsAreRunsOfPythonWordCharacters) {
   using namespace ifeval;

@@ -8,6 +8,7 @@
 
 #include "evals/parts/ruler_tasks.h"
 #include "evals/sha256.h"
+#include "scorers/py_unicode.h"
 
 namespace evalrun {
 namespace {
@@ -25,31 +26,6 @@ Status ReadWholeFile(const std::string& path, std::string* out) {
 bool FileExists(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return static_cast<bool>(f);
-}
-
-// Decodes the code point at s[i] (invalid bytes: 0xFFFFFFFF, length 1).
-size_t Utf8At(std::string_view s, size_t i, uint32_t* cp) {
-  const unsigned char c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) {
-    *cp = c;
-    return 1;
-  }
-  size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-  if (len == 0 || i + len > s.size()) {
-    *cp = 0xFFFFFFFF;
-    return 1;
-  }
-  uint32_t v = c & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
-  for (size_t k = 1; k < len; ++k) {
-    const unsigned char cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc & 0xC0) != 0x80) {
-      *cp = 0xFFFFFFFF;
-      return 1;
-    }
-    v = (v << 6) | (cc & 0x3F);
-  }
-  *cp = v;
-  return len;
 }
 
 // sorted(set(v)) (byte order == Python's code point order for UTF-8).
@@ -93,28 +69,22 @@ Status LoadOptional(const std::string& path, const std::string& record_name, con
 
 }  // namespace
 
-bool RulerIsPySpace(uint32_t c) {
-  if (c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F)) return true;
-  if (c < 0x85) return false;
-  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
-
 std::string RulerCollapseWhitespace(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   bool in_space = false;
   for (size_t i = 0; i < text.size();) {
-    uint32_t cp;
-    const size_t n = Utf8At(text, i, &cp);
-    if (cp != 0xFFFFFFFF && RulerIsPySpace(cp)) {
+    // Decoded by byte shape alone, as RULER's text always has been (see
+    // py::Utf8Check); an undecodable byte is copied and is not a space.
+    const py::Utf8Char c = py::DecodeUtf8At(text, i, py::Utf8Check::kShapeOnly);
+    if (py::IsPySpace(c.cp)) {
       if (!in_space) out.push_back(' ');
       in_space = true;
     } else {
-      out.append(text.substr(i, n));
+      out.append(text.substr(i, c.len));
       in_space = false;
     }
-    i += n;
+    i += c.len;
   }
   return out;
 }

@@ -106,10 +106,9 @@ struct RulerLoadOptions {
 Status LoadRulerInputs(const std::string& ruler_dir, const RulerLoadOptions& options,
                        RulerInputs* out);
 
-// Python's str.isspace() for one code point (shared by the RULER parts).
-bool RulerIsPySpace(uint32_t code_point);
-
-// re.sub(r'\s+', ' ', text) with Python's Unicode \s, on UTF-8 text.
+// re.sub(r'\s+', ' ', text) with Python's Unicode \s, on UTF-8 text. Bytes
+// are decoded by shape alone (py::Utf8Check::kShapeOnly); an undecodable
+// byte is copied as it is.
 std::string RulerCollapseWhitespace(std::string_view text);
 
 // Expected sha256 of the optional files (PROVENANCE.md).

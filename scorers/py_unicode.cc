@@ -1,11 +1,11 @@
-#include "scorers/ifeval_unicode.h"
+#include "scorers/py_unicode.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <iterator>
 
-namespace evalrun::ifeval {
+namespace evalrun::py {
 namespace {
 
 enum Flag : uint32_t {
@@ -24,9 +24,7 @@ struct LowerRange {
   int32_t stride;
 };
 
-#include "scorers/ifeval_unicode_tables.inc"
-
-constexpr char32_t kReplacement = 0xFFFD;
+#include "scorers/py_unicode_tables.inc"
 
 uint32_t LookupFlags(char32_t c) {
   if (c > 0x10FFFF) return 0;
@@ -87,22 +85,31 @@ bool IsFinalSigma(std::u32string_view s, size_t i) {
   return final_sigma;
 }
 
+// CPython unicode_isupper_impl / unicode_islower_impl: no character has a
+// `reject` flag and at least one has `want`.
+bool AllCasedHave(std::string_view text, uint32_t want, uint32_t reject) {
+  bool cased = false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const uint32_t f = Flags(DecodeUtf8(text, &pos));
+    if (f & reject) return false;
+    if (f & want) cased = true;
+  }
+  return cased;
+}
+
 bool InAscii(char32_t c, std::string_view set) {
   return c < 128 && set.find(static_cast<char>(c)) != std::string_view::npos;
 }
 
 }  // namespace
 
-char32_t DecodeUtf8(std::string_view text, size_t* pos) {
+Utf8Char DecodeUtf8At(std::string_view text, size_t pos, Utf8Check check) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const size_t n = text.size();
-  size_t i = *pos;
-  const unsigned char b0 = p[i];
-  if (b0 < 0x80) {
-    *pos = i + 1;
-    return b0;
-  }
-  int len = 0;
+  const unsigned char b0 = p[pos];
+  if (b0 < 0x80) return {b0, 1, true};
+  constexpr Utf8Char kInvalid = {kReplacementChar, 1, false};
+  size_t len = 0;
   char32_t cp = 0;
   char32_t min = 0;
   if ((b0 & 0xE0) == 0xC0) {
@@ -112,27 +119,36 @@ char32_t DecodeUtf8(std::string_view text, size_t* pos) {
   } else if ((b0 & 0xF8) == 0xF0) {
     len = 4, cp = b0 & 0x07, min = 0x10000;
   } else {
-    *pos = i + 1;
-    return kReplacement;
+    return kInvalid;  // a continuation byte or F8-FF
   }
-  if (i + len > n) {
-    *pos = i + 1;
-    return kReplacement;
-  }
-  for (int k = 1; k < len; ++k) {
-    const unsigned char b = p[i + k];
-    if ((b & 0xC0) != 0x80) {
-      *pos = i + 1;
-      return kReplacement;
-    }
+  if (len > text.size() - pos) return kInvalid;
+  for (size_t k = 1; k < len; ++k) {
+    const unsigned char b = p[pos + k];
+    if ((b & 0xC0) != 0x80) return kInvalid;
     cp = (cp << 6) | (b & 0x3F);
   }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    *pos = i + 1;
-    return kReplacement;
+  if (check == Utf8Check::kWellFormed &&
+      (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))) {
+    return kInvalid;
   }
-  *pos = i + len;
-  return cp;
+  return {cp, len, true};
+}
+
+Utf8Char DecodeUtf8Before(std::string_view text, size_t end, Utf8Check check) {
+  size_t start = end - 1;
+  // Step back over continuation bytes (at most 3) to the lead byte.
+  while (start > 0 && end - start < 4 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) {
+    --start;
+  }
+  const Utf8Char c = DecodeUtf8At(text, start, check);
+  if (start + c.len != end) return {kReplacementChar, 1, false};
+  return c;
+}
+
+char32_t DecodeUtf8(std::string_view text, size_t* pos) {
+  const Utf8Char c = DecodeUtf8At(text, *pos);
+  *pos += c.len;
+  return c.cp;
 }
 
 void AppendUtf8(char32_t cp, std::string* out) {
@@ -245,76 +261,42 @@ std::string PyLower(std::string_view text) {
   return out;
 }
 
-// CPython unicode_isupper_impl / unicode_islower_impl.
-bool PyIsUpper(std::string_view text) {
-  bool cased = false;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    const uint32_t f = Flags(DecodeUtf8(text, &pos));
-    if (f & (kLower | kTitle)) return false;
-    if (f & kUpper) cased = true;
-  }
-  return cased;
-}
-
-bool PyIsLower(std::string_view text) {
-  bool cased = false;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    const uint32_t f = Flags(DecodeUtf8(text, &pos));
-    if (f & (kUpper | kTitle)) return false;
-    if (f & kLower) cased = true;
-  }
-  return cased;
-}
+bool PyIsUpper(std::string_view text) { return AllCasedHave(text, kUpper, kLower | kTitle); }
+bool PyIsLower(std::string_view text) { return AllCasedHave(text, kLower, kUpper | kTitle); }
 
 namespace {
 
 // Byte offset just past the leading characters that `drop` accepts.
 template <typename Pred>
-size_t LeftEdge(std::string_view text, Pred drop) {
+size_t LeftEdge(std::string_view text, Pred drop, Utf8Check check) {
   size_t pos = 0;
   while (pos < text.size()) {
-    size_t next = pos;
-    if (!drop(DecodeUtf8(text, &next))) break;
-    pos = next;
+    const Utf8Char c = DecodeUtf8At(text, pos, check);
+    if (!drop(c.cp)) break;
+    pos += c.len;
   }
   return pos;
 }
 
 // Byte offset where the trailing characters that `drop` accepts begin.
 template <typename Pred>
-size_t RightEdge(std::string_view text, Pred drop) {
+size_t RightEdge(std::string_view text, Pred drop, Utf8Check check) {
   size_t end = text.size();
   while (end > 0) {
-    size_t start = end - 1;
-    // Step back over continuation bytes (at most 3) to the lead byte.
-    while (start > 0 && end - start < 4 &&
-           (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) {
-      --start;
-    }
-    size_t probe = start;
-    const char32_t c = DecodeUtf8(text, &probe);
-    if (probe != end) {
-      // Not one well-formed character: the last byte alone is invalid (U+FFFD).
-      start = end - 1;
-      if (!drop(kReplacement)) break;
-      end = start;
-      continue;
-    }
-    if (!drop(c)) break;
-    end = start;
+    const Utf8Char c = DecodeUtf8Before(text, end, check);
+    if (!drop(c.cp)) break;
+    end -= c.len;
   }
   return end;
 }
 
 }  // namespace
 
-std::string_view PyStrip(std::string_view text) {
-  const size_t left = LeftEdge(text, IsPySpace);
+std::string_view PyStrip(std::string_view text, Utf8Check check) {
+  const size_t left = LeftEdge(text, IsPySpace, check);
   if (left == text.size()) return text.substr(left);
   text.remove_prefix(left);
-  return text.substr(0, RightEdge(text, IsPySpace));
+  return text.substr(0, RightEdge(text, IsPySpace, check));
 }
 
 std::string_view PyStripChars(std::string_view text, std::string_view ascii_chars) {
@@ -385,4 +367,4 @@ char32_t PyIgnoreCaseKey(char32_t c) {
   }
 }
 
-}  // namespace evalrun::ifeval
+}  // namespace evalrun::py
