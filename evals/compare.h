@@ -32,7 +32,13 @@
 //
 // Runs on different question sets are compared on the ids both answered;
 // the ids only in A / only in B are counted and said. Nothing in a run
-// folder is modified (a torn last sample line is skipped, not cut off).
+// folder is modified (a torn last sample line is skipped, not cut off: the
+// folders are read by evals/run_folder.h).
+//
+// The work is split by job: compare_units.h (samples -> units),
+// compare_stats.h (pairing, statistics), compare_setup.h (what differs
+// between the runs), compare_markdown.cc (the Markdown), this file's .cc
+// (the document and the exit code).
 //
 // Thread-safety: the functions share no state.
 #ifndef EVALRUN_EVALS_COMPARE_H_
@@ -76,32 +82,6 @@ Status BuildComparison(const CompareOptions& opts, nlohmann::json* out);
 
 // The Markdown that CompareRuns prints for a BuildComparison document.
 std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown);
-
-// ---- Reading run folders (shared with `evalrun report`) ----
-
-// A run folder as written by `evalrun` or `evalrun score`, read-only.
-struct RunFolder {
-  std::string dir;                 // as given, without a trailing '/'
-  nlohmann::json results;          // results.json (schema evalrun.results/1)
-  nlohmann::json run;              // run.json; null for a `score` job (none)
-  std::vector<std::string> parts;  // the keys of results.parts, in file order
-};
-
-// Reads <dir>/results.json (required; its schema must be
-// "evalrun.results/1") and <dir>/run.json (optional). NotFound names a
-// missing folder or "not an evalrun run folder"; InvalidInput names the
-// file, line/column or field.
-Status LoadRunFolder(const std::string& dir, RunFolder* out);
-
-// Reads <run dir>/<part>/samples.jsonl without changing it. A last line that
-// lacks its newline and does not parse (a crash mid-write) is skipped and
-// *torn_tail set; any other bad line is InvalidInput naming path:line. A
-// missing file is NotFound naming the path.
-Status ReadSamplesReadOnly(const std::string& path, std::vector<nlohmann::json>* lines,
-                           bool* torn_tail);
-
-// The sample's "id" as a string (numbers are printed); "" when absent.
-std::string SampleId(const nlohmann::json& sample);
 
 // The differences between two JSON documents, by path ("sampling.top_k",
 // "server.command[2]"): [{"path", "a", "b"}], a side absent where the path

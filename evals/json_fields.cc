@@ -223,4 +223,35 @@ Status JsonFields::Finish() const {
   return Status::Ok();
 }
 
+namespace {
+
+template <typename Keys>
+const nlohmann::json& JsonAtKeys(const nlohmann::json& j, const Keys& path) {
+  static const nlohmann::json kNull;
+  const nlohmann::json* cur = &j;
+  for (const char* k : path) {
+    if (!cur->is_object()) return kNull;
+    auto it = cur->find(k);
+    if (it == cur->end()) return kNull;
+    cur = &*it;
+  }
+  return *cur;
+}
+
+}  // namespace
+
+const nlohmann::json& JsonAt(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  return JsonAtKeys(j, path);
+}
+
+const nlohmann::json& JsonAt(const nlohmann::json& j, const std::vector<const char*>& path) {
+  return JsonAtKeys(j, path);
+}
+
+std::string JsonText(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "";
+  return v.dump();
+}
+
 }  // namespace evalrun

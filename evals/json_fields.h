@@ -2,10 +2,14 @@
 // the JSON path: "cards/x.json: parts.mmlupro.max_tokens: expected an
 // integer, got \"1k\"". Parse at the edge: the card, manifests and recorded
 // responses go through this once and become C++ structs.
+//
+// For documents only shown, not parsed (`compare`, `report` reading a run
+// folder), JsonAt and JsonText read a value wherever it is, or nothing.
 #ifndef EVALRUN_EVALS_JSON_FIELDS_H_
 #define EVALRUN_EVALS_JSON_FIELDS_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <string>
@@ -74,6 +78,17 @@ class JsonFields {
   std::string path_;
   std::set<std::string> known_;
 };
+
+// ---- Lenient reading: documents shown as they are (compare, report) ----
+
+// The value at `path` (object keys, outermost first); a null value when a
+// step is missing or not an object. The reference lives as long as `j` (or
+// forever, for the null).
+const nlohmann::json& JsonAt(const nlohmann::json& j, std::initializer_list<const char*> path);
+const nlohmann::json& JsonAt(const nlohmann::json& j, const std::vector<const char*>& path);
+
+// A scalar as text: a string as it is, null as "", anything else as JSON.
+std::string JsonText(const nlohmann::json& v);
 
 }  // namespace evalrun
 

@@ -5,9 +5,11 @@
 #include <map>
 #include <optional>
 
-#include "evals/compare.h"
 #include "evals/exit_codes.h"
+#include "evals/json_fields.h"
 #include "evals/run_files.h"
+#include "evals/run_folder.h"
+#include "evals/table_text.h"
 
 namespace evalrun {
 namespace {
@@ -16,37 +18,13 @@ using nlohmann::json;
 
 // ---- Small readers over results.json ----
 
-const json& Get(const json& j, std::initializer_list<const char*> path) {
-  static const json kNull;
-  const json* cur = &j;
-  for (const char* k : path) {
-    if (!cur->is_object()) return kNull;
-    auto it = cur->find(k);
-    if (it == cur->end()) return kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
-
 std::optional<double> Num(const json& j, std::initializer_list<const char*> path) {
-  const json& v = Get(j, path);
+  const json& v = JsonAt(j, path);
   if (!v.is_number()) return std::nullopt;
   return v.get<double>();
 }
 
 json OptJson(std::optional<double> v) { return v ? json(*v) : json(); }
-
-std::string Text(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "";
-  return v.dump();
-}
-
-std::string Fmt(const char* f, double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, x);
-  return buf;
-}
 
 // "name: Qwen3-8B · quant: Q4_K_M" from a descriptive object.
 void FlattenInto(const json& v, const std::string& prefix, std::vector<std::string>* out) {
@@ -57,9 +35,9 @@ void FlattenInto(const json& v, const std::string& prefix, std::vector<std::stri
   }
   std::string s;
   if (v.is_array()) {
-    for (const auto& x : v) s += (s.empty() ? "" : ", ") + Text(x);
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + JsonText(x);
   } else {
-    s = Text(v);
+    s = JsonText(v);
   }
   out->push_back(prefix.empty() ? s : prefix + ": " + s);
 }
@@ -71,13 +49,6 @@ std::string Flatten(const json& v) {
   std::string s;
   for (const auto& p : parts) s += (s.empty() ? "" : " · ") + p;
   return s;
-}
-
-std::string DisplayName(const std::string& part) {
-  static const std::map<std::string, std::string> kNames = {
-      {"mmlupro", "MMLU-Pro"}, {"gpqa", "GPQA"}, {"ifeval", "IFEval"}, {"ruler", "RULER"}, {"fit", "fit"}};
-  auto it = kNames.find(part);
-  return it == kNames.end() ? part : it->second;
 }
 
 std::string LengthLabel(const std::string& length) {
@@ -105,12 +76,12 @@ json BrowserSample(const std::string& part, const json& s, int max_chars) {
   o["part"] = part;
   o["id"] = SampleId(s);
   bool cut = false;
-  std::string resp = Utf8Prefix(Text(s.value("response", json())), static_cast<size_t>(max_chars), &cut);
+  std::string resp = Utf8Prefix(JsonText(s.value("response", json())), static_cast<size_t>(max_chars), &cut);
   o["response"] = resp;
   bool cut_r = false;
-  o["reasoning"] = Utf8Prefix(Text(s.value("reasoning", json())), static_cast<size_t>(max_chars / 2), &cut_r);
+  o["reasoning"] = Utf8Prefix(JsonText(s.value("reasoning", json())), static_cast<size_t>(max_chars / 2), &cut_r);
   o["truncated"] = cut || cut_r;
-  o["finish"] = Text(s.value("finish_reason", json()));
+  o["finish"] = JsonText(s.value("finish_reason", json()));
   o["cut_off"] = s.value("cut_off", false);
   o["no_answer"] = s.value("no_answer", false);
   o["prompt_tokens"] = s.value("prompt_tokens", json());
@@ -127,7 +98,7 @@ json BrowserSample(const std::string& part, const json& s, int max_chars) {
     if (!follow.is_array()) follow = json::array();
     std::string cat;
     for (size_t i = 0; i < ids.size(); ++i) {
-      const std::string id = Text(ids[i]);
+      const std::string id = JsonText(ids[i]);
       cat += (cat.empty() ? "" : ", ") + id;
       bool ok = i < follow.size() && follow[i].is_boolean() && follow[i].get<bool>();
       extra.push_back({id, ok ? "followed (strict)" : "not followed (strict)"});
@@ -136,28 +107,28 @@ json BrowserSample(const std::string& part, const json& s, int max_chars) {
     if (s.contains("loose") && s["loose"].is_object())
       extra.push_back({"loose: all followed", s["loose"].value("follow_all_instructions", false) ? "yes" : "no"});
     bool cut_p = false;
-    o["prompt"] = Utf8Prefix(Text(s.value("prompt", json())), static_cast<size_t>(max_chars), &cut_p);
+    o["prompt"] = Utf8Prefix(JsonText(s.value("prompt", json())), static_cast<size_t>(max_chars), &cut_p);
     o["gold"] = "";
     o["extracted"] = "";
   } else if (s.contains("score") && s["score"].is_number()) {  // RULER and other fractions
     score = s["score"].get<double>();
-    std::string task = Text(s.value("task", json())), length = Text(s.value("length", json()));
-    o["category"] = task.empty() ? Text(s.value("category", json())) : task + " @ " + length;
+    std::string task = JsonText(s.value("task", json())), length = JsonText(s.value("length", json()));
+    o["category"] = task.empty() ? JsonText(s.value("category", json())) : task + " @ " + length;
     std::string gold;
     const json& g = s.value("gold", json());
     if (g.is_array()) {
-      for (const auto& x : g) gold += (gold.empty() ? "" : " | ") + Text(x);
+      for (const auto& x : g) gold += (gold.empty() ? "" : " | ") + JsonText(x);
     } else {
-      gold = Text(g);
+      gold = JsonText(g);
     }
     o["gold"] = gold;
     o["extracted"] = "";
-    extra.push_back({"score", Fmt("%.3f", score)});
+    extra.push_back({"score", FormatDouble("%.3f", score)});
   } else {  // multiple choice
     score = s.value("correct", false) ? 1 : 0;
-    o["category"] = Text(s.value("category", json()));
-    o["gold"] = Text(s.value("gold", json()));
-    o["extracted"] = Text(s.value("extracted", json()));
+    o["category"] = JsonText(s.value("category", json()));
+    o["gold"] = JsonText(s.value("gold", json()));
+    o["extracted"] = JsonText(s.value("extracted", json()));
   }
   o["verdict"] = Verdict(score);
   o["extra"] = extra;
@@ -187,15 +158,17 @@ Status BuildModel(const ReportOptions& opts, json* model_out) {
   EVALRUN_RETURN_IF_ERROR(LoadRunFolder(opts.run_dir, &run));
   const json& res = run.results;
   json m;
-  const std::string job = Text(Get(res, {"job"}));
+  const std::string job = JsonText(JsonAt(res, {"job"}));
   m["job"] = job;
   m["title"] = "evalrun report: " + job;
   std::vector<std::string> sub;
-  if (!Text(Get(res, {"card", "name"})).empty()) sub.push_back("card " + Text(Get(res, {"card", "name"})));
-  if (!Text(Get(res, {"finished_utc"})).empty()) sub.push_back("finished " + Text(Get(res, {"finished_utc"})));
-  if (Get(run.run, {"evalrun"}).is_object())
-    sub.push_back("evalrun " + Text(Get(run.run, {"evalrun", "version"})) + " (" +
-                  Text(Get(run.run, {"evalrun", "git_sha"})) + ")");
+  if (!JsonText(JsonAt(res, {"card", "name"})).empty())
+    sub.push_back("card " + JsonText(JsonAt(res, {"card", "name"})));
+  if (!JsonText(JsonAt(res, {"finished_utc"})).empty())
+    sub.push_back("finished " + JsonText(JsonAt(res, {"finished_utc"})));
+  if (JsonAt(run.run, {"evalrun"}).is_object())
+    sub.push_back("evalrun " + JsonText(JsonAt(run.run, {"evalrun", "version"})) + " (" +
+                  JsonText(JsonAt(run.run, {"evalrun", "git_sha"})) + ")");
   std::string subtitle;
   for (const auto& s : sub) subtitle += (subtitle.empty() ? "" : " · ") + s;
   m["subtitle"] = subtitle;
@@ -212,14 +185,14 @@ Status BuildModel(const ReportOptions& opts, json* model_out) {
     const json& p = res["parts"][part];
     std::vector<json> lines;
     bool torn = false;
-    const std::string spath = run.dir + "/" + part + "/samples.jsonl";
+    const std::string spath = SamplesPath(run, part);
     Status st = ReadSamplesReadOnly(spath, &lines, &torn);
     if (st.code() == Status::Code::kNotFound) {
       notes.push_back(part + ": " + spath + " not found; reported from results.json alone, no samples shown");
     } else if (!st.ok()) {
       return st;
     }
-    if (torn) notes.push_back(spath + ": a torn last line (crash mid-write) was skipped");
+    if (torn) notes.push_back(TornTailNote(spath));
     if (!lines.empty()) sample_parts.push_back(part);
     for (size_t i = 0; i < lines.size(); ++i) {
       if (!lines[i].is_object())
@@ -254,11 +227,11 @@ Status BuildModel(const ReportOptions& opts, json* model_out) {
       // Per instruction id, strict, from the samples.
       std::map<std::string, std::pair<int, int>> per;  // n, followed
       for (const auto& s : lines) {
-        const json& ids = Get(s, {"instruction_id_list"});
-        const json& follow = Get(s, {"strict", "follow_instruction_list"});
+        const json& ids = JsonAt(s, {"instruction_id_list"});
+        const json& follow = JsonAt(s, {"strict", "follow_instruction_list"});
         if (!ids.is_array()) continue;
         for (size_t i = 0; i < ids.size(); ++i) {
-          auto& c = per[Text(ids[i])];
+          auto& c = per[JsonText(ids[i])];
           ++c.first;
           c.second += follow.is_array() && i < follow.size() && follow[i].is_boolean() && follow[i].get<bool>();
         }
@@ -286,7 +259,7 @@ Status BuildModel(const ReportOptions& opts, json* model_out) {
                                          : json();
       json ruler;
       std::vector<std::string> lengths, tasks;
-      const json& L = Get(p, {"lengths"});
+      const json& L = JsonAt(p, {"lengths"});
       if (L.is_object())
         for (auto it = L.begin(); it != L.end(); ++it) lengths.push_back(it.key());
       std::sort(lengths.begin(), lengths.end(), NumericLess);
@@ -294,7 +267,7 @@ Status BuildModel(const ReportOptions& opts, json* model_out) {
       for (const auto& len : lengths) {
         const json& lj = L[len];
         json tj = json::object();
-        const json& T = Get(lj, {"tasks"});
+        const json& T = JsonAt(lj, {"tasks"});
         if (T.is_object()) {
           for (auto it = T.begin(); it != T.end(); ++it) {
             tj[it.key()] = OptJson(Num(*it, {"score"}));
@@ -318,7 +291,7 @@ Status BuildModel(const ReportOptions& opts, json* model_out) {
       row["score"] = sc ? json(*sc * 100) : json();
       std::optional<double> se = Num(p, {"stderr"});
       row["stderr"] = se ? json(*se * 100) : json();
-      const json& cats = Get(p, {"categories"});
+      const json& cats = JsonAt(p, {"categories"});
       if (cats.is_object() && !cats.empty()) {
         std::vector<std::string> names;
         for (auto it = cats.begin(); it != cats.end(); ++it) names.push_back(it.key());
@@ -329,14 +302,17 @@ Status BuildModel(const ReportOptions& opts, json* model_out) {
           rows.push_back({{"name", name}, {"n", OptJson(Num(c, {"n"}))}, {"correct", OptJson(Num(c, {"correct"}))},
                           {"score", cs ? json(*cs * 100) : json()}});
         }
-        categories.push_back({{"part", part}, {"title", DisplayName(part) + ": accuracy by category"},
-                              {"dimension", "category"}, {"rows", rows}});
+        categories.push_back({{"part", part},
+                              {"title", report_internal::PartDisplayName(part) + ": accuracy by category"},
+                              {"dimension", "category"},
+                              {"rows", rows}});
       }
     }
-    const json& complete = Get(p, {"complete"});
+    const json& complete = JsonAt(p, {"complete"});
     std::optional<double> planned = Num(p, {"planned"});
     if (complete.is_boolean() && !complete.get<bool>())
-      notes.push_back(part + ": incomplete: " + Text(row["n"]) + " of " + (planned ? Fmt("%.0f", *planned) : "?") +
+      notes.push_back(part + ": incomplete: " + JsonText(row["n"]) + " of " +
+                      (planned ? FormatDouble("%.0f", *planned) : "?") +
                       " planned answered (resume the job to finish it)");
     summary.push_back(std::move(row));
   }
@@ -348,62 +324,64 @@ Status BuildModel(const ReportOptions& opts, json* model_out) {
   auto add = [&](const std::string& k, const std::string& v) {
     if (!v.empty()) setup.push_back({k, v});
   };
-  add("model", Flatten(Get(res, {"model"})));
-  add("model file", Text(Get(run.run, {"server", "model_path"})));
-  add("engine", Flatten(Get(res, {"engine"})));
-  add("engine build", Text(Get(run.run, {"server", "build_info"})));
-  add("hardware", Flatten(Get(res, {"hardware"})));
-  const json& gpu = Get(res, {"noise", "gpu"});
+  add("model", Flatten(JsonAt(res, {"model"})));
+  add("model file", JsonText(JsonAt(run.run, {"server", "model_path"})));
+  add("engine", Flatten(JsonAt(res, {"engine"})));
+  add("engine build", JsonText(JsonAt(run.run, {"server", "build_info"})));
+  add("hardware", Flatten(JsonAt(res, {"hardware"})));
+  const json& gpu = JsonAt(res, {"noise", "gpu"});
   if (gpu.is_object()) {
-    std::string g = Text(gpu.value("name", json()));
+    std::string g = JsonText(gpu.value("name", json()));
     if (gpu.contains("mem_total_mib") && gpu["mem_total_mib"].is_number())
-      g += " (" + Fmt("%.0f", gpu["mem_total_mib"].get<double>()) + " MiB)";
+      g += " (" + FormatDouble("%.0f", gpu["mem_total_mib"].get<double>()) + " MiB)";
     add("GPU seen", g);
   }
-  const json& host = Get(run.run, {"host"});
+  const json& host = JsonAt(run.run, {"host"});
   if (host.is_object()) {
-    std::string h = Text(host.value("hostname", json()));
-    if (host.contains("kernel")) h += " · " + Text(host["kernel"]);
-    if (host.contains("cpus")) h += " · " + Text(host["cpus"]) + " CPUs";
+    std::string h = JsonText(host.value("hostname", json()));
+    if (host.contains("kernel")) h += " · " + JsonText(host["kernel"]);
+    if (host.contains("cpus")) h += " · " + JsonText(host["cpus"]) + " CPUs";
     add("host", h);
   }
-  add("slots", Text(Get(run.run, {"slots"})));
-  add("context per slot", Text(Get(run.run, {"server", "n_ctx"})));
-  const json& sampling = Get(res, {"sampling"});
+  add("slots", JsonText(JsonAt(run.run, {"slots"})));
+  add("context per slot", JsonText(JsonAt(run.run, {"server", "n_ctx"})));
+  const json& sampling = JsonAt(res, {"sampling"});
   if (sampling.is_object()) {
     std::string s;
     for (const char* k : {"temperature", "top_k", "top_p", "seed"})
-      if (sampling.contains(k)) s += (s.empty() ? "" : " · ") + std::string(k) + " " + Text(sampling[k]);
+      if (sampling.contains(k)) s += (s.empty() ? "" : " · ") + std::string(k) + " " + JsonText(sampling[k]);
     add("sampling", s);
   }
-  const json& thinking = Get(res, {"thinking"});
+  const json& thinking = JsonAt(res, {"thinking"});
   if (thinking.is_boolean()) add("thinking", thinking.get<bool>() ? "on" : "off");
-  std::string card = Text(Get(res, {"card", "name"}));
-  if (!Text(Get(res, {"card", "path"})).empty()) card += " (" + Text(Get(res, {"card", "path"})) + ")";
-  if (!Text(Get(res, {"card", "sha256"})).empty()) card += " · sha256 " + Text(Get(res, {"card", "sha256"}));
+  std::string card = JsonText(JsonAt(res, {"card", "name"}));
+  if (!JsonText(JsonAt(res, {"card", "path"})).empty()) card += " (" + JsonText(JsonAt(res, {"card", "path"})) + ")";
+  if (!JsonText(JsonAt(res, {"card", "sha256"})).empty())
+    card += " · sha256 " + JsonText(JsonAt(res, {"card", "sha256"}));
   add("card", card);
-  add("started", Text(Get(run.run, {"started_utc"})));
-  add("finished", Text(Get(res, {"finished_utc"})));
+  add("started", JsonText(JsonAt(run.run, {"started_utc"})));
+  add("finished", JsonText(JsonAt(res, {"finished_utc"})));
   m["setup"] = setup;
 
   // Noise.
-  const json& noise = Get(res, {"noise"});
+  const json& noise = JsonAt(res, {"noise"});
   if (noise.is_object()) {
     json nz;
-    nz["text"] = Text(noise.value("text", json()));
+    nz["text"] = JsonText(noise.value("text", json()));
     json details = json::array();
     if (nz["text"].get<std::string>().empty() && noise.contains("samples") &&
         noise.contains("samples_above_threshold"))
-      details.push_back(Text(noise["samples_above_threshold"]) + " of " + Text(noise["samples"]) +
-                        " load samples above " + Text(noise.value("threshold_pct", json())) + " % foreign CPU");
+      details.push_back(JsonText(noise["samples_above_threshold"]) + " of " + JsonText(noise["samples"]) +
+                        " load samples above " + JsonText(noise.value("threshold_pct", json())) + " % foreign CPU");
     if (noise.contains("max_foreign_cpu_pct") && noise["max_foreign_cpu_pct"].is_number()) {
-      std::string d = "busiest foreign process: " + Text(noise["max_foreign_cpu_pct"]) + " % CPU";
+      std::string d = "busiest foreign process: " + JsonText(noise["max_foreign_cpu_pct"]) + " % CPU";
       const json& mf = noise.value("max_foreign", json());
-      if (mf.is_object()) d += " (" + Text(mf.value("comm", json())) + ", pid " + Text(mf.value("pid", json())) + ")";
+      if (mf.is_object())
+        d += " (" + JsonText(mf.value("comm", json())) + ", pid " + JsonText(mf.value("pid", json())) + ")";
       details.push_back(d);
     }
     if (noise.contains("warnings") && noise["warnings"].is_array())
-      for (const auto& w : noise["warnings"]) details.push_back("warning: " + Text(w));
+      for (const auto& w : noise["warnings"]) details.push_back("warning: " + JsonText(w));
     nz["details"] = details;
     m["noise"] = nz;
   } else {
@@ -419,27 +397,15 @@ Status BuildModel(const ReportOptions& opts, json* model_out) {
 
 // ---- Markdown ----
 
-std::string Cell(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '|') o += "\\|";
-    else if (c == '<') o += "&lt;";  // no HTML in a published table
-    else if (c == '>') o += "&gt;";
-    else if (c == '\n' || c == '\r') o += ' ';
-    else o += c;
-  }
-  return o;
-}
-
-std::string NumCell(const json& v, const char* f) { return v.is_number() ? Fmt(f, v.get<double>()) : "—"; }
+std::string NumCell(const json& v, const char* f) { return v.is_number() ? FormatDouble(f, v.get<double>()) : "—"; }
 
 std::string RenderMarkdown(const json& m) {
   std::string o;
   auto line = [&](const std::string& s) { o += s + "\n"; };
-  line("# " + Text(m["title"]));
+  line("# " + JsonText(m["title"]));
   line("");
-  if (!Text(m["subtitle"]).empty()) {
-    line(Cell(Text(m["subtitle"])));
+  if (!JsonText(m["subtitle"]).empty()) {
+    line(MarkdownCell(JsonText(m["subtitle"])));
     line("");
   }
   line("## Results");
@@ -447,8 +413,9 @@ std::string RenderMarkdown(const json& m) {
   line("| part | metric | score (%) | ± stderr | n | cut-off | no answer | failed | prompt tok/s | decode tok/s |");
   line("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
   for (const auto& r : m["summary"]) {
-    line("| " + Cell(Text(r["part"])) + " | " + Text(r["metric"]) + " | " + NumCell(r["score"], "%.2f") + " | " +
-         (r["stderr"].is_number() ? "± " + Fmt("%.2f", r["stderr"].get<double>()) : "—") + " | " +
+    line("| " + MarkdownCell(JsonText(r["part"])) + " | " + JsonText(r["metric"]) + " | " +
+         NumCell(r["score"], "%.2f") + " | " +
+         (r["stderr"].is_number() ? "± " + FormatDouble("%.2f", r["stderr"].get<double>()) : "—") + " | " +
          NumCell(r["n"], "%.0f") + " | " + NumCell(r["cut_off"], "%.0f") + " | " + NumCell(r["no_answer"], "%.0f") +
          " | " + NumCell(r["failed"], "%.0f") + " | " + NumCell(r["prompt_tps"], "%.1f") + " | " +
          NumCell(r["decode_tps"], "%.1f") + " |");
@@ -475,15 +442,15 @@ std::string RenderMarkdown(const json& m) {
     line("");
     std::string head = "| length | mean |", sep = "|---|--:|";
     for (const auto& t : r["tasks"]) {
-      head += " " + Cell(Text(t)) + " |";
+      head += " " + MarkdownCell(JsonText(t)) + " |";
       sep += "--:|";
     }
     line(head);
     line(sep);
     for (const auto& l : r["lengths"]) {
-      std::string row = "| " + Cell(Text(l["length"])) + " | " + NumCell(l["score"], "%.2f") + " |";
+      std::string row = "| " + MarkdownCell(JsonText(l["length"])) + " | " + NumCell(l["score"], "%.2f") + " |";
       for (const auto& t : r["tasks"]) {
-        const json& v = l["tasks"].contains(Text(t)) ? l["tasks"][Text(t)] : json();
+        const json& v = l["tasks"].contains(JsonText(t)) ? l["tasks"][JsonText(t)] : json();
         row += " " + NumCell(v, "%.2f") + " |";
       }
       line(row);
@@ -491,37 +458,33 @@ std::string RenderMarkdown(const json& m) {
     line("");
   }
   for (const auto& c : m["categories"]) {
-    line("### " + Cell(Text(c["title"])));
+    line("### " + MarkdownCell(JsonText(c["title"])));
     line("");
-    line("| " + Text(c["dimension"]) + " | n | correct | score (%) |");
+    line("| " + JsonText(c["dimension"]) + " | n | correct | score (%) |");
     line("|---|--:|--:|--:|");
     for (const auto& r : c["rows"])
-      line("| " + Cell(Text(r["name"])) + " | " + NumCell(r["n"], "%.0f") + " | " + NumCell(r["correct"], "%.0f") +
-           " | " + NumCell(r["score"], "%.2f") + " |");
+      line("| " + MarkdownCell(JsonText(r["name"])) + " | " + NumCell(r["n"], "%.0f") + " | " +
+           NumCell(r["correct"], "%.0f") + " | " + NumCell(r["score"], "%.2f") + " |");
     line("");
   }
   line("## Setup");
   line("");
   line("| | |");
   line("|---|---|");
-  for (const auto& kv : m["setup"]) line("| " + Cell(Text(kv[0])) + " | " + Cell(Text(kv[1])) + " |");
+  for (const auto& kv : m["setup"])
+    line("| " + MarkdownCell(JsonText(kv[0])) + " | " + MarkdownCell(JsonText(kv[1])) + " |");
   line("");
   line("## Noise");
   line("");
   if (m["noise"].is_object()) {
-    if (!Text(m["noise"]["text"]).empty()) line(Cell(Text(m["noise"]["text"])));
+    if (!JsonText(m["noise"]["text"]).empty()) line(MarkdownCell(JsonText(m["noise"]["text"])));
     line("");
-    for (const auto& d : m["noise"]["details"]) line("- " + Cell(Text(d)));
+    for (const auto& d : m["noise"]["details"]) line("- " + MarkdownCell(JsonText(d)));
   } else {
     line("No busy-process summary was recorded for this run.");
   }
   line("");
-  if (!m["notes"].empty()) {
-    line("## Notes");
-    line("");
-    for (const auto& n : m["notes"]) line("- " + Cell(Text(n)));
-    line("");
-  }
+  o += MarkdownNotes(m["notes"]);
   return o;
 }
 
@@ -578,6 +541,17 @@ std::string Utf8Prefix(std::string_view s, size_t max_bytes, bool* cut) {
   return std::string(s.substr(0, end));
 }
 
+namespace report_internal {
+
+std::string PartDisplayName(const std::string& part) {
+  static const std::map<std::string, std::string> kNames = {
+      {"mmlupro", "MMLU-Pro"}, {"gpqa", "GPQA"}, {"ifeval", "IFEval"}, {"ruler", "RULER"}, {"fit", "fit"}};
+  auto it = kNames.find(part);
+  return it == kNames.end() ? part : it->second;
+}
+
+}  // namespace report_internal
+
 Status BuildReport(const ReportOptions& opts, std::string* markdown, std::string* html) {
   if (opts.run_dir.empty()) return Status::InvalidInput("report: a run folder is needed");
   if (opts.max_text_chars < 0) return Status::InvalidInput("--max-text: expected a number >= 0");
@@ -600,8 +574,7 @@ int ReportRun(const ReportOptions& opts, FILE* out, FILE* err) {
     std::fprintf(err, "evalrun report: %s\n", st.message().c_str());
     return kExitBadInput;
   }
-  std::string dir = opts.run_dir;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const std::string dir = TrimRunDir(opts.run_dir);
   for (const auto& [name, text] : {std::pair<std::string, const std::string*>{"report.md", &md},
                                    std::pair<std::string, const std::string*>{"report.html", &html}}) {
     const std::string path = dir + "/" + name;

@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "evals/json_fields.h"
 #include "evals/report.h"
+#include "evals/table_text.h"
 
 namespace evalrun {
 namespace report_internal {
@@ -13,29 +15,9 @@ namespace {
 
 using nlohmann::json;
 
-std::string T(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "";
-  return v.dump();
-}
+std::string E(const json& v) { return HtmlEscape(JsonText(v)); }
 
-std::string E(const json& v) { return HtmlEscape(T(v)); }
-
-std::string Fmt(const char* f, double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, x);
-  return buf;
-}
-
-std::string NumOrDash(const json& v, const char* f) { return v.is_number() ? Fmt(f, v.get<double>()) : "—"; }
-
-std::string DisplayName(const std::string& part) {
-  if (part == "mmlupro") return "MMLU-Pro";
-  if (part == "gpqa") return "GPQA";
-  if (part == "ifeval") return "IFEval";
-  if (part == "ruler") return "RULER";
-  return part;
-}
+std::string NumOrDash(const json& v, const char* f) { return v.is_number() ? FormatDouble(f, v.get<double>()) : "—"; }
 
 // Cuts a label for a chart row (the full text goes into <title>).
 std::string ShortLabel(const std::string& s, size_t max) {
@@ -56,16 +38,16 @@ std::string BarChart(const json& rows) {
                   "\" width=\"100%\" role=\"img\">";
   for (int t = 0; t <= 100; t += 25) {
     double x = kBarX + kBarW * t / 100.0;
-    s += "<line x1=\"" + Fmt("%.1f", x) + "\" y1=\"" + std::to_string(kTop - 6) + "\" x2=\"" + Fmt("%.1f", x) +
-         "\" y2=\"" + std::to_string(height - 6) + "\" class=\"grid\"/>";
-    s += "<text x=\"" + Fmt("%.1f", x) + "\" y=\"" + std::to_string(kTop - 10) +
+    s += "<line x1=\"" + FormatDouble("%.1f", x) + "\" y1=\"" + std::to_string(kTop - 6) + "\" x2=\"" +
+         FormatDouble("%.1f", x) + "\" y2=\"" + std::to_string(height - 6) + "\" class=\"grid\"/>";
+    s += "<text x=\"" + FormatDouble("%.1f", x) + "\" y=\"" + std::to_string(kTop - 10) +
          "\" class=\"axis\" text-anchor=\"middle\">" + std::to_string(t) + "</text>";
   }
   int i = 0;
   for (const auto& r : rows) {
     const int y = kTop + i * kRowH;
     const double v = r["score"].is_number() ? std::max(0.0, std::min(100.0, r["score"].get<double>())) : 0.0;
-    const std::string name = T(r["name"]);
+    const std::string name = JsonText(r["name"]);
     s += "<g><title>" + HtmlEscape(name) + ": " + NumOrDash(r["score"], "%.2f") + " % (n " + NumOrDash(r["n"], "%.0f") +
          ")</title>";
     s += "<text x=\"" + std::to_string(kLabelW) + "\" y=\"" + std::to_string(y + 15) +
@@ -73,7 +55,7 @@ std::string BarChart(const json& rows) {
     s += "<rect x=\"" + std::to_string(kBarX) + "\" y=\"" + std::to_string(y + 4) + "\" width=\"" +
          std::to_string(kBarW) + "\" height=\"14\" rx=\"3\" class=\"track\"/>";
     s += "<rect x=\"" + std::to_string(kBarX) + "\" y=\"" + std::to_string(y + 4) + "\" width=\"" +
-         Fmt("%.1f", kBarW * v / 100) + "\" height=\"14\" rx=\"3\" class=\"bar\"/>";
+         FormatDouble("%.1f", kBarW * v / 100) + "\" height=\"14\" rx=\"3\" class=\"bar\"/>";
     s += "<text x=\"" + std::to_string(kBarX + kBarW + 10) + "\" y=\"" + std::to_string(y + 15) +
          "\" class=\"value\">" + NumOrDash(r["score"], "%.1f") + " %<tspan class=\"axis\"> · n " +
          NumOrDash(r["n"], "%.0f") + "</tspan></text></g>";
@@ -96,16 +78,16 @@ std::string LineChart(const json& ruler) {
   std::string s = "<svg class=\"chart\" viewBox=\"0 0 " + std::to_string(kWidth) + " " + std::to_string(kHeight) +
                   "\" width=\"100%\" role=\"img\">";
   for (int t = 0; t <= 100; t += 20) {
-    s += "<line x1=\"" + std::to_string(kLeft) + "\" y1=\"" + Fmt("%.1f", Y(t)) + "\" x2=\"" + Fmt("%.1f", kLeft + w) +
-         "\" y2=\"" + Fmt("%.1f", Y(t)) + "\" class=\"grid\"/>";
-    s += "<text x=\"" + std::to_string(kLeft - 8) + "\" y=\"" + Fmt("%.1f", Y(t) + 4) +
+    s += "<line x1=\"" + std::to_string(kLeft) + "\" y1=\"" + FormatDouble("%.1f", Y(t)) + "\" x2=\"" +
+         FormatDouble("%.1f", kLeft + w) + "\" y2=\"" + FormatDouble("%.1f", Y(t)) + "\" class=\"grid\"/>";
+    s += "<text x=\"" + std::to_string(kLeft - 8) + "\" y=\"" + FormatDouble("%.1f", Y(t) + 4) +
          "\" class=\"axis\" text-anchor=\"end\">" + std::to_string(t) + "</text>";
   }
   for (size_t i = 0; i < nl; ++i) {
-    s += "<text x=\"" + Fmt("%.1f", X(i)) + "\" y=\"" + std::to_string(kHeight - kBottom + 20) +
+    s += "<text x=\"" + FormatDouble("%.1f", X(i)) + "\" y=\"" + std::to_string(kHeight - kBottom + 20) +
          "\" class=\"axis\" text-anchor=\"middle\">" + E(lens[i]["label"]) + "</text>";
   }
-  s += "<text x=\"" + Fmt("%.1f", kLeft + w / 2) + "\" y=\"" + std::to_string(kHeight - 4) +
+  s += "<text x=\"" + FormatDouble("%.1f", kLeft + w / 2) + "\" y=\"" + std::to_string(kHeight - 4) +
        "\" class=\"axis\" text-anchor=\"middle\">context length (tokens)</text>";
   auto series = [&](auto value_of, const std::string& color, double width, double r, bool labels,
                     const std::string& dash) {
@@ -114,17 +96,17 @@ std::string LineChart(const json& ruler) {
       json v = value_of(lens[i]);
       if (!v.is_number()) continue;
       double x = X(i), y = Y(v.get<double>());
-      pts += (pts.empty() ? "" : " ") + Fmt("%.1f", x) + "," + Fmt("%.1f", y);
-      dots += "<circle cx=\"" + Fmt("%.1f", x) + "\" cy=\"" + Fmt("%.1f", y) + "\" r=\"" + Fmt("%.1f", r) +
-              "\" fill=\"" + color + "\"/>";
+      pts += (pts.empty() ? "" : " ") + FormatDouble("%.1f", x) + "," + FormatDouble("%.1f", y);
+      dots += "<circle cx=\"" + FormatDouble("%.1f", x) + "\" cy=\"" + FormatDouble("%.1f", y) + "\" r=\"" +
+              FormatDouble("%.1f", r) + "\" fill=\"" + color + "\"/>";
       if (labels)
-        dots += "<text x=\"" + Fmt("%.1f", x) + "\" y=\"" + Fmt("%.1f", y - 9) +
-                "\" class=\"value\" text-anchor=\"middle\">" + Fmt("%.1f", v.get<double>()) + "</text>";
+        dots += "<text x=\"" + FormatDouble("%.1f", x) + "\" y=\"" + FormatDouble("%.1f", y - 9) +
+                "\" class=\"value\" text-anchor=\"middle\">" + FormatDouble("%.1f", v.get<double>()) + "</text>";
     }
     std::string line;
     if (!pts.empty())
       line = "<polyline points=\"" + pts + "\" fill=\"none\" stroke=\"" + color + "\" stroke-width=\"" +
-             Fmt("%.1f", width) + "\"" + (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") +
+             FormatDouble("%.1f", width) + "\"" + (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") +
              " stroke-linejoin=\"round\"/>";
     return line + dots;
   };
@@ -132,15 +114,16 @@ std::string LineChart(const json& ruler) {
   double ly = kTop + 6;
   const double lx = kLeft + w + 24;
   auto legend_row = [&](const std::string& name, const std::string& color, double width, const std::string& dash) {
-    legend += "<line x1=\"" + Fmt("%.1f", lx) + "\" y1=\"" + Fmt("%.1f", ly) + "\" x2=\"" + Fmt("%.1f", lx + 22) +
-              "\" y2=\"" + Fmt("%.1f", ly) + "\" stroke=\"" + color + "\" stroke-width=\"" + Fmt("%.1f", width) + "\"" +
+    legend += "<line x1=\"" + FormatDouble("%.1f", lx) + "\" y1=\"" + FormatDouble("%.1f", ly) + "\" x2=\"" +
+              FormatDouble("%.1f", lx + 22) + "\" y2=\"" + FormatDouble("%.1f", ly) + "\" stroke=\"" + color +
+              "\" stroke-width=\"" + FormatDouble("%.1f", width) + "\"" +
               (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") + "/>";
-    legend += "<text x=\"" + Fmt("%.1f", lx + 30) + "\" y=\"" + Fmt("%.1f", ly + 4) + "\" class=\"label\">" +
-              HtmlEscape(ShortLabel(name, 22)) + "</text>";
+    legend += "<text x=\"" + FormatDouble("%.1f", lx + 30) + "\" y=\"" + FormatDouble("%.1f", ly + 4) +
+              "\" class=\"label\">" + HtmlEscape(ShortLabel(name, 22)) + "</text>";
     ly += 18;
   };
   for (size_t t = 0; t < tasks.size(); ++t) {
-    const std::string task = T(tasks[t]);
+    const std::string task = JsonText(tasks[t]);
     const std::string color = kPalette[t % 10];
     const std::string dash = t >= 10 ? "5,3" : "";
     s += series([&](const json& l) { return l["tasks"].contains(task) ? l["tasks"][task] : json(); }, color, 1.6,
@@ -331,9 +314,10 @@ std::string RenderHtml(const json& m) {
        "<th class=\"num\">cut-off</th><th class=\"num\">no answer</th><th class=\"num\">failed</th>"
        "<th class=\"num\">prompt tok/s</th><th class=\"num\">decode tok/s</th></tr></thead><tbody>";
   for (const auto& r : m["summary"]) {
-    h += "<tr><td><b>" + HtmlEscape(DisplayName(T(r["part"]))) + "</b> <code>" + E(r["part"]) + "</code></td><td>" +
-         E(r["metric"]) + "</td><td class=\"num score\">" + NumOrDash(r["score"], "%.2f") +
-         "</td><td class=\"num pm\">" + (r["stderr"].is_number() ? "± " + Fmt("%.2f", r["stderr"].get<double>()) : "—") +
+    h += "<tr><td><b>" + HtmlEscape(PartDisplayName(JsonText(r["part"]))) + "</b> <code>" + E(r["part"]) +
+         "</code></td><td>" + E(r["metric"]) + "</td><td class=\"num score\">" + NumOrDash(r["score"], "%.2f") +
+         "</td><td class=\"num pm\">" +
+         (r["stderr"].is_number() ? "± " + FormatDouble("%.2f", r["stderr"].get<double>()) : "—") +
          "</td><td class=\"num\">" + NumOrDash(r["n"], "%.0f") + "</td><td class=\"num\">" +
          NumOrDash(r["cut_off"], "%.0f") + "</td><td class=\"num\">" + NumOrDash(r["no_answer"], "%.0f") +
          "</td><td class=\"num\">" + NumOrDash(r["failed"], "%.0f") + "</td><td class=\"num\">" +
@@ -363,7 +347,7 @@ std::string RenderHtml(const json& m) {
     for (const auto& l : r["lengths"]) {
       h += "<tr><td>" + E(l["length"]) + "</td><td class=\"num\"><b>" + NumOrDash(l["score"], "%.2f") + "</b></td>";
       for (const auto& t : r["tasks"]) {
-        const std::string task = T(t);
+        const std::string task = JsonText(t);
         h += "<td class=\"num\">" + NumOrDash(l["tasks"].contains(task) ? l["tasks"][task] : json(), "%.2f") + "</td>";
       }
       h += "</tr>";

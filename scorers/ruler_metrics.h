@@ -11,14 +11,12 @@
 //   task  = round(sum(per_sample) / len(preds) * 100, 2)
 //   nulls = number of predictions that are empty after post-processing
 //
-// Text is UTF-8. strip() and lower() follow Python's str semantics: strip()
-// removes the code points for which str.isspace() is true; lower() uses
-// Python 3.11's (Unicode 14) one-to-one lower-case table plus U+0130 -> "i̇".
-// Known approximation: Python maps capital sigma to final sigma (U+03C2) by
-// the Unicode Final_Sigma context rule; here "cased" is approximated by "has
-// a lower/upper-case partner in that table" (Greek letters are all covered).
-// Invalid UTF-8 bytes pass through unchanged. All functions are pure and
-// thread-safe.
+// Text is UTF-8. strip() and lower() are Python 3.11's str methods
+// (scorers/py_unicode.h): strip() removes the code points for which
+// str.isspace() is true; lower() is the full Unicode 14 mapping with the
+// Final_Sigma rule (U+0130 -> "i\u0307"). Answers and references come from
+// JSON, so they are valid UTF-8; an invalid byte would be U+FFFD for lower()
+// as everywhere in py_unicode. All functions are pure and thread-safe.
 #ifndef EVALRUN_SCORERS_RULER_METRICS_H_
 #define EVALRUN_SCORERS_RULER_METRICS_H_
 
@@ -38,9 +36,6 @@ const char* RulerMetricName(RulerMetric metric);
 
 // evaluate.py's postprocess_pred: strip, every byte 0x00-0x1f -> '\n', strip.
 std::string RulerPostprocess(std::string_view pred);
-
-// Python's str.lower() on UTF-8 text (see the header comment).
-std::string PyLower(std::string_view text);
 
 // Per-sample scores in [0, 1]. `pred` is the model's raw answer: it is
 // post-processed here exactly as evaluate.py does before the metric. Empty

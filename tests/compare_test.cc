@@ -1,11 +1,7 @@
 #include "evals/compare.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,41 +10,19 @@
 
 #include "evals/exit_codes.h"
 #include "scorers/statistics.h"
+#include "tests/support/capture_output.h"
+#include "tests/support/run_binary.h"
+#include "tests/support/temp_dir.h"
 
 namespace evalrun {
 namespace {
 namespace fs = std::filesystem;
+using testing::Captured;
+using testing::ReadFile;
+using testing::TempDir;
+using testing::WriteText;
 
 // ---- Building run folders in a temp dir ----
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/evalrun_compare_XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-void WriteText(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-}
-
-std::string ReadText(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 nlohmann::json Card(double temperature = 0.0) {
   return {{"name", "local"},
@@ -121,28 +95,8 @@ std::vector<nlohmann::json> Planted(std::vector<nlohmann::json> v, int count, st
   return v;
 }
 
-struct Captured {
-  int code = -1;
-  std::string out, err;
-};
-
 Captured RunCompare(const CompareOptions& o) {
-  Captured c;
-  FILE* out = tmpfile();
-  FILE* err = tmpfile();
-  c.code = CompareRuns(o, out, err);
-  auto slurp = [](FILE* f) {
-    std::string s;
-    std::rewind(f);
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
-    std::fclose(f);
-    return s;
-  };
-  c.out = slurp(out);
-  c.err = slurp(err);
-  return c;
+  return testing::Capture([&](FILE* out, FILE* err) { return CompareRuns(o, out, err); });
 }
 
 CompareOptions Opts(const std::string& a, const std::string& b, bool json = false) {
@@ -156,7 +110,7 @@ CompareOptions Opts(const std::string& a, const std::string& b, bool json = fals
 // ---- Tests ----
 
 TEST(CompareRuns, PlantedRegressionExitsFourWithMcNemarP) {
-  TempDir t;
+  TempDir t("evalrun_compare");
   std::vector<std::string> planted;
   auto a = ChoiceSamples(400);
   auto b = Planted(a, 60, &planted);
@@ -217,7 +171,7 @@ TEST(CompareRuns, PlantedRegressionExitsFourWithMcNemarP) {
 }
 
 TEST(CompareRuns, IdenticalRunsExitZero) {
-  TempDir t;
+  TempDir t("evalrun_compare");
   auto a = ChoiceSamples(400);
   MakeRun(t.path() + "/a", "one", "mmlupro", a);
   MakeRun(t.path() + "/b", "two", "mmlupro", a);
@@ -238,7 +192,7 @@ TEST(CompareRuns, IdenticalRunsExitZero) {
 }
 
 TEST(CompareRuns, ImprovementAndMinDeltaDoNotFail) {
-  TempDir t;
+  TempDir t("evalrun_compare");
   std::vector<std::string> planted;
   auto good = ChoiceSamples(400);
   auto worse = Planted(good, 60, &planted);
@@ -265,7 +219,7 @@ TEST(CompareRuns, ImprovementAndMinDeltaDoNotFail) {
 }
 
 TEST(CompareRuns, DifferentQuestionSetsUseTheIntersection) {
-  TempDir t;
+  TempDir t("evalrun_compare");
   MakeRun(t.path() + "/a", "a", "mmlupro", ChoiceSamples(400, 0));
   MakeRun(t.path() + "/b", "b", "mmlupro", ChoiceSamples(400, 10));  // q10..q409
   Captured js = RunCompare(Opts(t.path() + "/a", t.path() + "/b", true));
@@ -288,7 +242,7 @@ TEST(CompareRuns, DifferentQuestionSetsUseTheIntersection) {
 }
 
 TEST(CompareRuns, ShowsWhatDiffers) {
-  TempDir t;
+  TempDir t("evalrun_compare");
   auto a = ChoiceSamples(40);
   MakeRun(t.path() + "/a", "a", "mmlupro", a, "b5000-abc", Card(0.0));
   MakeRun(t.path() + "/b", "b", "mmlupro", a, "b5100-def", Card(0.7));
@@ -329,7 +283,7 @@ TEST(JsonDiff, PathsForObjectsArraysAndAbsentKeys) {
 }
 
 TEST(CompareRuns, BadInputExitsOneNamingTheFile) {
-  TempDir t;
+  TempDir t("evalrun_compare");
   auto a = ChoiceSamples(20);
   MakeRun(t.path() + "/a", "a", "mmlupro", a);
 
@@ -393,23 +347,23 @@ TEST(CompareRuns, BadInputExitsOneNamingTheFile) {
 }
 
 TEST(CompareRuns, TornLastLineIsSkippedAndTheFileLeftAlone) {
-  TempDir t;
+  TempDir t("evalrun_compare");
   auto a = ChoiceSamples(20);
   MakeRun(t.path() + "/a", "a", "mmlupro", a);
   MakeRun(t.path() + "/b", "b", "mmlupro", a);
   const std::string path = t.path() + "/b/mmlupro/samples.jsonl";
-  std::string text = ReadText(path) + "{\"id\": \"q20\", \"corr";
+  std::string text = ReadFile(path) + "{\"id\": \"q20\", \"corr";
   WriteText(path, text);
   Captured js = RunCompare(Opts(t.path() + "/a", t.path() + "/b", true));
   EXPECT_EQ(js.code, kExitOk) << js.err;
   nlohmann::json doc = nlohmann::json::parse(js.out);
   EXPECT_EQ(doc["parts"][0]["paired"], 20);
   EXPECT_EQ(doc["notes"][0], path + ": a torn last line (crash mid-write) was skipped");
-  EXPECT_EQ(ReadText(path), text);  // read-only
+  EXPECT_EQ(ReadFile(path), text);  // read-only
 }
 
 TEST(CompareRuns, IfevalPairsPromptsAndInstructions) {
-  TempDir t;
+  TempDir t("evalrun_compare");
   auto sample = [](int i, bool first_ok, bool second_ok) {
     bool all = first_ok && second_ok;
     return nlohmann::json{
@@ -455,7 +409,7 @@ TEST(CompareRuns, IfevalPairsPromptsAndInstructions) {
 }
 
 TEST(CompareRuns, RulerFractionsUseTheSignTestAndCountPartials) {
-  TempDir t;
+  TempDir t("evalrun_compare");
   std::vector<nlohmann::json> a, b;
   // Two tasks at two lengths, 10 samples each. B is lower on 8 samples of
   // niah_multikey_1 @ 16384 (4 by a whole answer, 4 partially: 1 -> 0.5).
@@ -505,7 +459,7 @@ TEST(CompareRuns, RulerFractionsUseTheSignTestAndCountPartials) {
 }
 
 TEST(CompareRuns, GpqaSubdomainsAreASecondDimension) {
-  TempDir t;
+  TempDir t("evalrun_compare");
   auto a = ChoiceSamples(40);
   for (size_t i = 0; i < a.size(); ++i) a[i]["subdomain"] = i % 2 ? "Organic Chemistry" : "Quantum Mechanics";
   MakeRun(t.path() + "/a", "a", "gpqa", a);
@@ -521,7 +475,7 @@ TEST(CompareRuns, GpqaSubdomainsAreASecondDimension) {
 }
 
 TEST(CompareRuns, PartsOnlyInOneRunAreNotedAndPartsFlagSelects) {
-  TempDir t;
+  TempDir t("evalrun_compare");
   auto a = ChoiceSamples(20);
   MakeRun(t.path() + "/a", "a", "mmlupro", a);
   MakeRun(t.path() + "/b", "b", "gpqa", a);

@@ -27,24 +27,20 @@
 #include "evals/exit_codes.h"
 #include "evals/http.h"
 #include "evals/sha256.h"
+#include "tests/support/capture_output.h"
+#include "tests/support/run_binary.h"
+#include "tests/support/temp_dir.h"
 #include "tests/test_paths.h"
 
 namespace evalrun {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteAll(const std::string& path, const std::string& bytes) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+using testing::Capture;
+using testing::Captured;
+using testing::ReadFile;
+using testing::TempDir;
+using testing::WriteText;
 
 struct Request {
   std::string path;   // with the query for /rows
@@ -132,7 +128,7 @@ class MirrorServer {
           res.set_content("Not Found", "text/plain");
           return;
         }
-        body = ReadAll(root_ + "/" + rel);
+        body = ReadFile(root_ + "/" + rel);
       }
     }
     if (fail_half) {
@@ -214,43 +210,6 @@ class MirrorServer {
   std::map<std::string, std::vector<nlohmann::json>> splits_;
 };
 
-// A fresh, empty data dir, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/evalrun_fetch_XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// Runs a command with stdout/stderr captured.
-struct Captured {
-  int code = -1;
-  std::string out, err;
-};
-
-template <typename Fn>
-Captured Capture(Fn fn) {
-  FILE* out = std::tmpfile();
-  FILE* err = std::tmpfile();
-  Captured c;
-  c.code = fn(out, err);
-  for (auto [f, s] : {std::pair{out, &c.out}, std::pair{err, &c.err}}) {
-    std::fflush(f);
-    std::rewind(f);
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s->append(buf, n);
-    std::fclose(f);
-  }
-  return c;
-}
-
 Captured Fetch(FetchOptions o) {
   if (o.retry_delay_ms == 1000) o.retry_delay_ms = 0;
   return Capture([&](FILE* out, FILE* err) { return DatasetsFetch(o, out, err); });
@@ -275,7 +234,7 @@ const std::string kIfevalSha = "67ffeee0fcb87c317c5b08a2de85557b4a7e96ada6178aa6
 
 TEST(DatasetsFetchTest, FillsAnEmptyDataDirFromTheMirrorAndEveryFileVerifies) {
   MirrorServer mirror(testing::DatasetsDir());
-  TempDir dir;
+  TempDir dir("evalrun_fetch");
   FetchOptions o;
   o.data_dir = dir.path();
   o.mirror = mirror.url() + "/";  // a trailing slash is fine
@@ -305,8 +264,8 @@ TEST(DatasetsFetchTest, FillsAnEmptyDataDirFromTheMirrorAndEveryFileVerifies) {
             "/rows?config=default&dataset=TIGER-Lab/MMLU-Pro&length=100&offset=0&split=test");
   EXPECT_EQ(mirror.RequestsFor("/rows")[120].path,
             "/rows?config=default&dataset=TIGER-Lab/MMLU-Pro&length=32&offset=12000&split=test");
-  EXPECT_EQ(ReadAll(dir.path() + "/mmlu-pro/test.jsonl"),
-            ReadAll(testing::DatasetsDir() + "/mmlu-pro/test.jsonl"));
+  EXPECT_EQ(ReadFile(dir.path() + "/mmlu-pro/test.jsonl"),
+            ReadFile(testing::DatasetsDir() + "/mmlu-pro/test.jsonl"));
   for (const auto& r : mirror.requests()) EXPECT_EQ(r.authorization, "") << r.path;  // no token to a mirror
 
   // Everything verifies for `list` too; a second fetch downloads nothing.
@@ -323,11 +282,11 @@ TEST(DatasetsFetchTest, FillsAnEmptyDataDirFromTheMirrorAndEveryFileVerifies) {
 
 TEST(DatasetsFetchTest, ACorruptDownloadIsKeptAsBadAndNeverInstalled) {
   MirrorServer mirror(testing::DatasetsDir());
-  std::string bytes = ReadAll(testing::DatasetsDir() + "/" + kIfeval);
+  std::string bytes = ReadFile(testing::DatasetsDir() + "/" + kIfeval);
   ASSERT_EQ(bytes.size(), 207111u);
   bytes[1000] ^= 0x20;  // same size, one letter's case flipped
   mirror.Override(kIfeval, bytes);
-  TempDir dir;
+  TempDir dir("evalrun_fetch");
   FetchOptions o;
   o.data_dir = dir.path();
   o.mirror = mirror.url();
@@ -338,18 +297,18 @@ TEST(DatasetsFetchTest, ACorruptDownloadIsKeptAsBadAndNeverInstalled) {
   EXPECT_FALSE(fs::exists(dest));
   EXPECT_FALSE(fs::exists(dest + ".part"));
   ASSERT_TRUE(fs::exists(dest + ".bad"));
-  EXPECT_EQ(ReadAll(dest + ".bad"), bytes);
+  EXPECT_EQ(ReadFile(dest + ".bad"), bytes);
   EXPECT_NE(c.err.find(kIfeval + ": verification failed: sha256 " + Sha256Hex(bytes) + ", expected " + kIfevalSha +
                        "; the download is kept as " + dest + ".bad, not installed"),
             std::string::npos) << c.err;
   EXPECT_EQ(Line(c.out, kIfeval), "FAILED    " + kIfeval);
 
   // An installed file that went bad is set aside and fetched again.
-  mirror.Override(kIfeval, ReadAll(testing::DatasetsDir() + "/" + kIfeval));
-  WriteAll(dest, bytes);
+  mirror.Override(kIfeval, ReadFile(testing::DatasetsDir() + "/" + kIfeval));
+  WriteText(dest, bytes);
   Captured again = Fetch(o);
   EXPECT_EQ(again.code, kExitOk) << again.err;
-  EXPECT_EQ(Sha256Hex(ReadAll(dest)), kIfevalSha);
+  EXPECT_EQ(Sha256Hex(ReadFile(dest)), kIfevalSha);
   EXPECT_NE(again.err.find("present but does not verify (sha256 " + Sha256Hex(bytes)), std::string::npos)
       << again.err;
 }
@@ -358,7 +317,7 @@ TEST(DatasetsFetchTest, AnInterruptedDownloadResumesWithARangeRequest) {
   MirrorServer mirror(testing::DatasetsDir());
   const std::string path = "gpqa/dataset.zip";
   mirror.FailHalfOnce(path);
-  TempDir dir;
+  TempDir dir("evalrun_fetch");
   FetchOptions o;
   o.data_dir = dir.path();
   o.mirror = mirror.url();
@@ -381,7 +340,7 @@ TEST(DatasetsFetchTest, AnInterruptedDownloadResumesWithARangeRequest) {
   EXPECT_EQ(reqs[0].range, "");
   EXPECT_EQ(reqs[1].range, "bytes=1174019-");
   EXPECT_NE(second.err.find("gpqa/dataset.zip: resuming at byte 1174019"), std::string::npos) << second.err;
-  EXPECT_EQ(Sha256Hex(ReadAll(dest)), FindManifestFile(path)->sha256);
+  EXPECT_EQ(Sha256Hex(ReadFile(dest)), FindManifestFile(path)->sha256);
   EXPECT_FALSE(fs::exists(dest + ".part"));
 }
 
@@ -389,7 +348,7 @@ TEST(DatasetsFetchTest, ABrokenTransferIsRetriedWithinOneRunFromWhereItStopped) 
   MirrorServer mirror(testing::DatasetsDir());
   const std::string path = "ruler/PaulGrahamEssays.json";
   mirror.FailHalfOnce(path);
-  TempDir dir;
+  TempDir dir("evalrun_fetch");
   FetchOptions o;
   o.data_dir = dir.path();
   o.mirror = mirror.url();
@@ -400,18 +359,18 @@ TEST(DatasetsFetchTest, ABrokenTransferIsRetriedWithinOneRunFromWhereItStopped) 
   auto reqs = mirror.RequestsFor("/" + path);
   ASSERT_EQ(reqs.size(), 2u);
   EXPECT_EQ(reqs[1].range, "bytes=" + std::to_string(3108596 / 2) + "-");
-  EXPECT_EQ(Sha256Hex(ReadAll(dir.path() + "/" + path)), FindManifestFile(path)->sha256);
+  EXPECT_EQ(Sha256Hex(ReadFile(dir.path() + "/" + path)), FindManifestFile(path)->sha256);
 }
 
 TEST(DatasetsFetchTest, PagedRowsResumeAfterTheLastCompleteLine) {
   MirrorServer mirror(testing::DatasetsDir());
-  TempDir dir;
+  TempDir dir("evalrun_fetch");
   const std::string path = "mmlu-pro/validation.jsonl";
-  const std::string full = ReadAll(testing::DatasetsDir() + "/" + path);
+  const std::string full = ReadFile(testing::DatasetsDir() + "/" + path);
   size_t cut = 0;
   for (int i = 0; i < 30; ++i) cut = full.find('\n', cut) + 1;
   // 30 whole lines and a torn 31st, as an interrupted run leaves them.
-  WriteAll(dir.path() + "/" + path + ".part", full.substr(0, cut + 25));
+  WriteText(dir.path() + "/" + path + ".part", full.substr(0, cut + 25));
   FetchOptions o;
   o.data_dir = dir.path();
   o.mirror = mirror.url();
@@ -421,13 +380,13 @@ TEST(DatasetsFetchTest, PagedRowsResumeAfterTheLastCompleteLine) {
   auto reqs = mirror.RequestsFor("/rows");
   ASSERT_EQ(reqs.size(), 1u);
   EXPECT_EQ(reqs[0].path, "/rows?config=default&dataset=TIGER-Lab/MMLU-Pro&length=40&offset=30&split=validation");
-  EXPECT_EQ(ReadAll(dir.path() + "/" + path), full);
+  EXPECT_EQ(ReadFile(dir.path() + "/" + path), full);
   EXPECT_NE(c.err.find(path + ": resuming at row 30"), std::string::npos) << c.err;
 }
 
 TEST(DatasetsFetchTest, OptionalQaSetsOnlyWhenAskedByName) {
   MirrorServer mirror(testing::DatasetsDir());  // the shared data has no SQuAD/HotpotQA
-  TempDir dir;
+  TempDir dir("evalrun_fetch");
   FetchOptions o;
   o.data_dir = dir.path();
   o.mirror = mirror.url();
@@ -442,7 +401,7 @@ TEST(DatasetsFetchTest, OptionalQaSetsOnlyWhenAskedByName) {
 }
 
 TEST(DatasetsFetchTest, UnknownNamesAreRefusedWithASuggestion) {
-  TempDir dir;
+  TempDir dir("evalrun_fetch");
   FetchOptions o;
   o.data_dir = dir.path();
   o.mirror = "http://127.0.0.1:1";  // never contacted
@@ -461,7 +420,7 @@ TEST(DatasetsFetchTest, UnknownNamesAreRefusedWithASuggestion) {
 
 TEST(DatasetsFetchTest, ADatasetBringsTheFilesItNeedsAtRunTime) {
   MirrorServer mirror(testing::DatasetsDir());
-  TempDir dir;
+  TempDir dir("evalrun_fetch");
   FetchOptions o;
   o.data_dir = dir.path();
   o.mirror = mirror.url();
@@ -477,7 +436,7 @@ TEST(DatasetsFetchTest, ADatasetBringsTheFilesItNeedsAtRunTime) {
 
 TEST(DatasetsFetchTest, TheMirrorCanComeFromTheEnvironment) {
   MirrorServer mirror(testing::DatasetsDir());
-  TempDir dir;
+  TempDir dir("evalrun_fetch");
   ASSERT_EQ(setenv("EVALRUN_DATASETS_MIRROR", mirror.url().c_str(), 1), 0);
   ASSERT_EQ(setenv("HF_TOKEN", "hf_secret_value", 1), 0);
   FetchOptions o;
@@ -495,10 +454,10 @@ TEST(DatasetsFetchTest, TheMirrorCanComeFromTheEnvironment) {
 }
 
 TEST(DatasetsListTest, ShowsPresentMissingCorruptPartialAndOptional) {
-  TempDir dir;
-  WriteAll(dir.path() + "/" + kIfeval, ReadAll(testing::DatasetsDir() + "/" + kIfeval));
-  WriteAll(dir.path() + "/punkt-english/abbrev_types.txt", "a.m\n");
-  WriteAll(dir.path() + "/ruler/PaulGrahamEssays.json.part", std::string(1000, 'x'));
+  TempDir dir("evalrun_fetch");
+  WriteText(dir.path() + "/" + kIfeval, ReadFile(testing::DatasetsDir() + "/" + kIfeval));
+  WriteText(dir.path() + "/punkt-english/abbrev_types.txt", "a.m\n");
+  WriteText(dir.path() + "/ruler/PaulGrahamEssays.json.part", std::string(1000, 'x'));
   Captured c = List(dir.path());
   EXPECT_EQ(c.code, kExitBadInput);
   EXPECT_EQ(Line(c.out, "data dir:"), "data dir: " + dir.path());
@@ -562,7 +521,7 @@ TEST(HttpDownloadTest, RedirectsAreFollowedButTheTokenStaysWithItsHost) {
   EXPECT_EQ(reqs[1].host, "localhost:" + std::to_string(server.port()));
   EXPECT_EQ(reqs[1].authorization, "");
 
-  TempDir dir;
+  TempDir dir("evalrun_fetch");
   HttpDownloadInfo info;
   int64_t last_got = 0, last_total = 0;
   Status st = HttpDownload(server.url() + "/r/" + kIfeval, dir.path() + "/x.part", 0, "", [&](int64_t g, int64_t t) {
@@ -574,7 +533,7 @@ TEST(HttpDownloadTest, RedirectsAreFollowedButTheTokenStaysWithItsHost) {
   EXPECT_EQ(info.final_url, "http://localhost:" + std::to_string(server.port()) + "/" + kIfeval);
   EXPECT_EQ(last_got, 207111);
   EXPECT_EQ(last_total, 207111);
-  EXPECT_EQ(Sha256Hex(ReadAll(dir.path() + "/x.part")), kIfevalSha);
+  EXPECT_EQ(Sha256Hex(ReadFile(dir.path() + "/x.part")), kIfevalSha);
 
   // Already whole: the server answers 416 for a range past the end.
   st = HttpDownload(server.url() + "/" + kIfeval, dir.path() + "/x.part", 207111, "", nullptr, &info);
@@ -616,7 +575,7 @@ TEST(HttpUrlTest, ParsesAndResolves) {
 // lines are sorted on the way in, and a plain file behind a redirect.
 TEST(DatasetsFetchTest, ZipMembersAndRedirectedSourcesWithoutAMirror) {
   MirrorServer server(testing::DatasetsDir());
-  TempDir dir;
+  TempDir dir("evalrun_fetch");
   const std::string member = "b\tx\nc\ty\na\tz\n";
   const std::string sorted = "a\tz\nb\tx\nc\ty\n";
   {
@@ -627,7 +586,7 @@ TEST(DatasetsFetchTest, ZipMembersAndRedirectedSourcesWithoutAMirror) {
     ASSERT_GE(zip_file_add(za, "pkg/english/t.tab", src, ZIP_FL_OVERWRITE), 0);
     ASSERT_EQ(zip_close(za), 0);
   }
-  server.Override("pkg.zip", ReadAll(dir.path() + "/pkg.zip"));
+  server.Override("pkg.zip", ReadFile(dir.path() + "/pkg.zip"));
   nlohmann::json raw = {
       {"name", "toy"},
       {"files",
@@ -649,14 +608,14 @@ TEST(DatasetsFetchTest, ZipMembersAndRedirectedSourcesWithoutAMirror) {
     mf.raw = f;
     manifests[0].files.push_back(mf);
   }
-  TempDir data;
+  TempDir data("evalrun_fetch");
   FetchOptions o;
   o.data_dir = data.path();
   o.manifests = &manifests;
   Captured c = Fetch(o);
   EXPECT_EQ(c.code, kExitOk) << c.err;
-  EXPECT_EQ(ReadAll(data.path() + "/toy/t.tab"), sorted);
-  EXPECT_EQ(Sha256Hex(ReadAll(data.path() + "/toy/input.jsonl")), kIfevalSha);
+  EXPECT_EQ(ReadFile(data.path() + "/toy/t.tab"), sorted);
+  EXPECT_EQ(Sha256Hex(ReadFile(data.path() + "/toy/input.jsonl")), kIfevalSha);
   EXPECT_FALSE(fs::exists(data.path() + "/toy/.pkg.zip"));  // the archive is gone once read
   EXPECT_EQ(server.RequestsFor("/pkg.zip").size(), 1u);
 
@@ -690,7 +649,7 @@ std::vector<Manifest> RowsManifest(const std::string& endpoint, int64_t rows) {
 TEST(DatasetsFetchTest, RowsPagesAreRetriedAndTheirTotalChecked) {
   MirrorServer server(testing::DatasetsDir());
   server.RowsUnavailableOnce(50);
-  TempDir dir;
+  TempDir dir("evalrun_fetch");
   std::vector<Manifest> ms = RowsManifest(server.url() + "/rows", 70);
   FetchOptions o;
   o.data_dir = dir.path();
@@ -702,8 +661,8 @@ TEST(DatasetsFetchTest, RowsPagesAreRetriedAndTheirTotalChecked) {
   EXPECT_EQ(offsets, (std::vector<std::string>{"0&", "25", "50", "50"}));
   EXPECT_NE(c.err.find("HTTP 503: {\"error\":\"The server is busier than usual\"}; trying again (2/5)"),
             std::string::npos) << c.err;
-  EXPECT_EQ(ReadAll(dir.path() + "/mmlu-pro/validation.jsonl"),
-            ReadAll(testing::DatasetsDir() + "/mmlu-pro/validation.jsonl"));
+  EXPECT_EQ(ReadFile(dir.path() + "/mmlu-pro/validation.jsonl"),
+            ReadFile(testing::DatasetsDir() + "/mmlu-pro/validation.jsonl"));
 
   // Another revision (a different row count) is refused before anything is written.
   TempDir dir2;
@@ -719,7 +678,7 @@ TEST(DatasetsFetchTest, RowsPagesAreRetriedAndTheirTotalChecked) {
 // HTTPS through OpenSSL against a local TLS server whose self-signed
 // certificate is made trusted through $SSL_CERT_FILE.
 TEST(HttpDownloadTest, HttpsWorksAndVerifiesTheCertificate) {
-  TempDir dir;
+  TempDir dir("evalrun_fetch");
   EVP_PKEY* key = EVP_EC_gen("P-256");
   ASSERT_NE(key, nullptr);
   X509* cert = X509_new();
@@ -749,7 +708,7 @@ TEST(HttpDownloadTest, HttpsWorksAndVerifiesTheCertificate) {
 
   httplib::SSLServer tls(cert, key);
   ASSERT_TRUE(tls.is_valid());
-  const std::string body = ReadAll(testing::DatasetsDir() + "/" + kIfeval);
+  const std::string body = ReadFile(testing::DatasetsDir() + "/" + kIfeval);
   tls.Get("/f", [&](const httplib::Request&, httplib::Response& res) { res.set_content(body, "text/plain"); });
   int port = tls.bind_to_any_port("127.0.0.1");
   std::thread t([&] { tls.listen_after_bind(); });
@@ -768,7 +727,7 @@ TEST(HttpDownloadTest, HttpsWorksAndVerifiesTheCertificate) {
   st = HttpDownload(url, dir.path() + "/b.part", 0, "", nullptr, nullptr);
   if (old) setenv("SSL_CERT_FILE", saved.c_str(), 1); else unsetenv("SSL_CERT_FILE");
   EXPECT_TRUE(st.ok()) << st.ToString();
-  EXPECT_EQ(Sha256Hex(ReadAll(dir.path() + "/b.part")), kIfevalSha);
+  EXPECT_EQ(Sha256Hex(ReadFile(dir.path() + "/b.part")), kIfevalSha);
 
   tls.stop();
   t.join();

@@ -57,7 +57,9 @@ TEST_F(E2eMmluPro, FourSlotsCutOffsAndScores) {
     bool is_cut = s["finish_reason"] == "length";
     cut += is_cut;
     EXPECT_EQ(s["cut_off"].get<bool>(), is_cut);
-    if (is_cut) EXPECT_FALSE(s["correct"].get<bool>()) << "a cut-off answer counted as correct";
+    if (is_cut) {
+      EXPECT_FALSE(s["correct"].get<bool>()) << "a cut-off answer counted as correct";
+    }
     if (!is_cut && s["gold"] == "B") ++expect_correct;
     correct += s["correct"].get<bool>();
     for (const char* k : {"id", "category", "prompt_sha256", "response", "reasoning", "finish_reason",

@@ -71,7 +71,9 @@ TEST_F(E2eNoise, PlantedBusyProcessIsNamedAndTheEngineIsNot) {
       if (t["comm"] == "busyplant" && t["cpu_pct"].get<double>() > 25) ++named;
     if (l["engine_cpu_pct"].is_number() && l["engine_cpu_pct"].get<double>() > 40) ++engine_busy;
     for (const auto& t : l["top"]) EXPECT_NE(t["pid"].get<int>(), self) << "the engine counted as foreign: " << l.dump();
-    if (l["busiest"].is_object() && l["busiest"]["pid"].is_number()) EXPECT_NE(l["busiest"]["pid"].get<int>(), self);
+    if (l["busiest"].is_object() && l["busiest"]["pid"].is_number()) {
+      EXPECT_NE(l["busiest"]["pid"].get<int>(), self);
+    }
   }
   EXPECT_GE(named, 2) << "the busy process was not named";
   EXPECT_GE(engine_busy, 1) << "the engine's own CPU was not seen";

@@ -3,12 +3,9 @@
 // whole process group, load failures, timeouts, cancellation.
 #include "evals/engine.h"
 
-#include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,97 +16,23 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/fake_engine.h"
 #include "tests/support/fake_server.h"
 #include "tests/support/run_binary.h"
 
 namespace evalrun {
 namespace {
 
-std::string FakeServerBinary() {
-#ifdef EVALRUN_FAKE_SERVER_BINARY
-  return EVALRUN_FAKE_SERVER_BINARY;
-#else
-  return "evalrun-fake-server";
-#endif
-}
-
-// A loopback port nobody listens on now.
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof a;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    close(fd);
-    return 0;
-  }
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
-// Pids of running (not zombie) processes whose argv[0] ends in
-// "evalrun-fake-server" and that have "--port <port>".
-std::vector<int> FakeServersOnPort(int port) {
-  std::vector<int> pids;
-  DIR* d = opendir("/proc");
-  if (!d) return pids;
-  while (dirent* e = readdir(d)) {
-    int pid = std::atoi(e->d_name);
-    if (pid <= 0) continue;
-    std::string dir = std::string("/proc/") + e->d_name;
-    std::string stat = testing::ReadFile(dir + "/stat");
-    auto close_paren = stat.rfind(')');
-    if (close_paren == std::string::npos || close_paren + 2 >= stat.size() || stat[close_paren + 2] == 'Z')
-      continue;
-    std::string cmdline = testing::ReadFile(dir + "/cmdline");
-    std::vector<std::string> args;
-    size_t start = 0;
-    while (start < cmdline.size()) {
-      size_t end = cmdline.find('\0', start);
-      if (end == std::string::npos) end = cmdline.size();
-      args.push_back(cmdline.substr(start, end - start));
-      start = end + 1;
-    }
-    if (args.empty() || args[0].find("evalrun-fake-server") == std::string::npos) continue;
-    for (size_t i = 0; i + 1 < args.size(); ++i)
-      if (args[i] == "--port" && args[i + 1] == std::to_string(port)) pids.push_back(pid);
-  }
-  closedir(d);
-  return pids;
-}
+using testing::FakeServerBinary;
+using testing::FakeServersOnPort;
 
 bool GroupGone(pid_t pgid) { return kill(-pgid, 0) == -1 && errno == ESRCH; }
 
-class ManagedEngineTest : public ::testing::Test {
+class ManagedEngineTest : public testing::FakeEngineTest {
  protected:
-  void SetUp() override {
-    dir_ = testing::MakeTempDir("evalrun-engine");
-    ASSERT_FALSE(dir_.empty());
-    port_ = FreePort();
-    ASSERT_GT(port_, 0);
-  }
-  void TearDown() override {
-    EXPECT_TRUE(FakeServersOnPort(port_).empty()) << "a fake server on port " << port_ << " was left behind";
-    testing::RemoveTree(dir_);
-  }
+  ManagedEngineTest() : FakeEngineTest("evalrun-engine") {}
 
-  ManagedEngineOptions Options(std::vector<std::string> extra = {}) {
-    ManagedEngineOptions o;
-    o.command = {FakeServerBinary(), "--port", "{port}", "-c", "{context}", "-np", "{slots}"};
-    for (auto& e : extra) o.command.push_back(e);
-    o.origin = "http://127.0.0.1:" + std::to_string(port_);
-    o.log_path = dir_ + "/server.log";
-    o.ready_timeout_s = 30;
-    o.stop_grace_s = 10;
-    return o;
-  }
   std::string Log() { return testing::ReadFile(dir_ + "/server.log"); }
-
-  std::string dir_;
-  int port_ = 0;
 };
 
 TEST_F(ManagedEngineTest, StartsWaitsForHealthAndStopsTheGroup) {

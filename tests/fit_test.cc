@@ -3,17 +3,13 @@
 // external engine; prompt sizing with the server's tokenizer.
 #include "evals/fit.h"
 
-#include <arpa/inet.h>
-#include <dirent.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdlib>
 
 #include <gtest/gtest.h>
 
+#include "tests/support/counting_tokenizer.h"
+#include "tests/support/fake_engine.h"
 #include "tests/support/fake_server.h"
 #include "tests/support/run_binary.h"
 #include "tests/test_paths.h"
@@ -21,48 +17,7 @@
 namespace evalrun {
 namespace {
 
-std::string FakeServerBinary() {
-#ifdef EVALRUN_FAKE_SERVER_BINARY
-  return EVALRUN_FAKE_SERVER_BINARY;
-#else
-  return "evalrun-fake-server";
-#endif
-}
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    close(fd);
-    return 0;
-  }
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
-// Running (not zombie) evalrun-fake-server processes with "--port <port>".
-int FakeServersOnPort(int port) {
-  int n = 0;
-  DIR* d = opendir("/proc");
-  if (!d) return -1;
-  while (dirent* e = readdir(d)) {
-    if (std::atoi(e->d_name) <= 0) continue;
-    const std::string dir = std::string("/proc/") + e->d_name;
-    const std::string stat = testing::ReadFile(dir + "/stat");
-    auto paren = stat.rfind(')');
-    if (paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z') continue;
-    const std::string cmd = testing::ReadFile(dir + "/cmdline");
-    if (cmd.find("evalrun-fake-server") != std::string::npos &&
-        cmd.find(std::string("--port") + '\0' + std::to_string(port) + '\0') != std::string::npos)
-      ++n;
-  }
-  closedir(d);
-  return n;
-}
+using testing::FakeServerBinary;
 
 std::string Essays() {
   static const std::string* text = [] {
@@ -87,39 +42,27 @@ testing::FakeReply EchoNeedle(const nlohmann::json& request) {
   return r;
 }
 
-class FitTest : public ::testing::Test {
+class FitTest : public testing::FakeEngineTest {
  protected:
+  FitTest() : FakeEngineTest("evalrun-fit") {}
+
   void SetUp() override {
-    dir_ = testing::MakeTempDir("evalrun-fit");
-    ASSERT_FALSE(dir_.empty());
-    port_ = FreePort();
-    ASSERT_GT(port_, 0);
+    FakeEngineTest::SetUp();
+    if (HasFatalFailure()) return;
     origin_ = "http://127.0.0.1:" + std::to_string(port_);
     opts_.server.base_url = origin_ + "/v1";
     opts_.haystack = Essays();
     opts_.log = [this](const std::string& l) { lines_.push_back(l); };
   }
-  void TearDown() override {
-    EXPECT_EQ(FakeServersOnPort(port_), 0) << "a fake server on port " << port_ << " was left behind";
-    testing::RemoveTree(dir_);
-  }
 
   std::unique_ptr<ManagedEngine> Managed(std::vector<std::string> extra) {
-    ManagedEngineOptions o;
-    o.command = {FakeServerBinary(), "--port", "{port}", "-c", "{context}", "-np", "{slots}"};
-    o.command.insert(o.command.end(), extra.begin(), extra.end());
-    o.origin = origin_;
-    o.log_path = dir_ + "/server.log";
-    o.ready_timeout_s = 30;
-    o.stop_grace_s = 10;
-    return std::make_unique<ManagedEngine>(o);
+    return std::make_unique<ManagedEngine>(Options(extra));
   }
   TransportFactory Transports() {
     return [o = origin_] { return MakeHttpTransport(o, ""); };
   }
 
-  std::string dir_, origin_;
-  int port_ = 0;
+  std::string origin_;
   FitOptions opts_;
   std::vector<std::string> lines_;
 };
@@ -294,24 +237,14 @@ TEST_F(FitTest, ExternalEngineTriesEverySizeOnTheRunningServer) {
 }
 
 // Counts as the fake server does, without asking it.
-class LocalFakeTokenizer : public Tokenizer {
+class LocalFakeTokenizer : public testing::CountingTokenizer {
  public:
-  Status Count(std::string_view text, int* n) override {
-    ++calls_;
-    *n = testing::FakeTokenCount(text);
-    return Status::Ok();
-  }
-  Status CountChat(std::string_view content, int* n) override {
-    ++calls_;
-    *n = testing::FakeTokenCount(
-             testing::FakeApplyTemplate(nlohmann::json::array({{{"role", "user"}, {"content", content}}}))) +
-         1;
-    return Status::Ok();
-  }
-  int calls() const override { return calls_; }
-
- private:
-  int calls_ = 0;
+  LocalFakeTokenizer()
+      : CountingTokenizer(testing::FakeTokenCount, [](std::string_view content) {
+          return testing::FakeTokenCount(testing::FakeApplyTemplate(
+                     nlohmann::json::array({{{"role", "user"}, {"content", content}}}))) +
+                 1;
+        }) {}
 };
 
 TEST_F(FitTest, WithoutTokenizerEndpointsTheStepSaysSoUnlessATokenizerIsGiven) {

@@ -7,8 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,40 +14,18 @@
 #include <nlohmann/json.hpp>
 
 #include "evals/exit_codes.h"
+#include "tests/support/capture_output.h"
+#include "tests/support/run_binary.h"
+#include "tests/support/temp_dir.h"
 
 namespace evalrun {
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/evalrun_report_XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-void WriteText(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-}
-
-std::string ReadText(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using testing::Captured;
+using testing::ReadFile;
+using testing::TempDir;
+using testing::WriteText;
 
 size_t Count(const std::string& hay, const std::string& needle) {
   size_t n = 0;
@@ -202,32 +178,12 @@ int MakeRun(const std::string& dir) {
   return 80 + 10 + n;
 }
 
-struct Captured {
-  int code = -1;
-  std::string out, err;
-};
-
 Captured RunReport(const ReportOptions& o) {
-  Captured c;
-  FILE* out = tmpfile();
-  FILE* err = tmpfile();
-  c.code = ReportRun(o, out, err);
-  auto slurp = [](FILE* f) {
-    std::string s;
-    std::rewind(f);
-    char buf[4096];
-    size_t k;
-    while ((k = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, k);
-    std::fclose(f);
-    return s;
-  };
-  c.out = slurp(out);
-  c.err = slurp(err);
-  return c;
+  return testing::Capture([&](FILE* out, FILE* err) { return ReportRun(o, out, err); });
 }
 
 TEST(ReportRun, WritesMarkdownWithThePublishedNumbers) {
-  TempDir t;
+  TempDir t("evalrun_report");
   const std::string dir = t.path() + "/run";
   MakeRun(dir);
   ReportOptions o;
@@ -235,7 +191,7 @@ TEST(ReportRun, WritesMarkdownWithThePublishedNumbers) {
   Captured c = RunReport(o);
   ASSERT_EQ(c.code, kExitOk) << c.err;
   EXPECT_EQ(c.out, "wrote " + dir + "/report.md\nwrote " + dir + "/report.html\n");
-  const std::string md = ReadText(dir + "/report.md");
+  const std::string md = ReadFile(dir + "/report.md");
   // 57 / 80 = 71.25 %, stderr sqrt(.7125 * .2875 / 80) = 5.06 points.
   EXPECT_NE(md.find("| mmlupro | accuracy | 71.25 | ± 5.06 | 80 | 2 | 1 | 0 | 1523.4 | 48.2 |"), std::string::npos)
       << md;
@@ -273,13 +229,13 @@ json EmbeddedSamples(const std::string& html) {
 }
 
 TEST(ReportRun, HtmlIsSelfContainedAndEscaped) {
-  TempDir t;
+  TempDir t("evalrun_report");
   const std::string dir = t.path() + "/run";
   const int samples = MakeRun(dir);
   ReportOptions o;
   o.run_dir = dir;
   ASSERT_EQ(RunReport(o).code, kExitOk);
-  const std::string html = ReadText(dir + "/report.html");
+  const std::string html = ReadFile(dir + "/report.html");
   EXPECT_EQ(html.find("src=\"http"), std::string::npos);
   EXPECT_EQ(html.find("href=\"http"), std::string::npos);
   EXPECT_EQ(html.find("@import"), std::string::npos);
@@ -313,7 +269,7 @@ TEST(ReportRun, HtmlIsSelfContainedAndEscaped) {
 }
 
 TEST(ReportRun, BadInputExitsOne) {
-  TempDir t;
+  TempDir t("evalrun_report");
   ReportOptions o;
   o.run_dir = t.path() + "/missing";
   Captured c = RunReport(o);
@@ -336,7 +292,7 @@ TEST(ReportRun, BadInputExitsOne) {
 }
 
 TEST(ReportRun, MissingSamplesAreNotedNotFatal) {
-  TempDir t;
+  TempDir t("evalrun_report");
   const std::string dir = t.path() + "/run";
   MakeRun(dir);
   fs::remove(dir + "/ifeval/samples.jsonl");
@@ -390,7 +346,7 @@ int RunChromium(const std::string& profile, const std::string& extra, const std:
 TEST(ReportHtml, RendersInHeadlessChromium) {
   ASSERT_TRUE(fs::exists(ChromiumPath()))
       << ChromiumPath() << " not found: the screenshot test needs Chromium (apt-get install chromium)";
-  TempDir t;
+  TempDir t("evalrun_report");
   const std::string dir = t.path() + "/run";
   const int samples = MakeRun(dir);
   ReportOptions o;
@@ -402,9 +358,9 @@ TEST(ReportHtml, RendersInHeadlessChromium) {
   std::string ignored;
   int rc = RunChromium(t.path() + "/profile1", "--hide-scrollbars --screenshot='" + png + "' --window-size=1280,2000",
                        url, &ignored);
-  ASSERT_EQ(rc, 0) << ReadText(t.path() + "/profile1.stderr");
-  ASSERT_TRUE(fs::exists(png)) << ReadText(t.path() + "/profile1.stderr");
-  const std::string bytes = ReadText(png);
+  ASSERT_EQ(rc, 0) << ReadFile(t.path() + "/profile1.stderr");
+  ASSERT_TRUE(fs::exists(png)) << ReadFile(t.path() + "/profile1.stderr");
+  const std::string bytes = ReadFile(png);
   ASSERT_GE(bytes.size(), 8u);
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
   EXPECT_GT(bytes.size(), 20u * 1024) << "a blank page? " << bytes.size() << " bytes";
@@ -425,7 +381,7 @@ TEST(ReportHtml, RendersInHeadlessChromium) {
   // response is text, not markup.
   std::string dom;
   rc = RunChromium(t.path() + "/profile2", "--dump-dom", url, &dom);
-  ASSERT_EQ(rc, 0) << ReadText(t.path() + "/profile2.stderr");
+  ASSERT_EQ(rc, 0) << ReadFile(t.path() + "/profile2.stderr");
   EXPECT_EQ(Count(dom, "<tr class=\"srow\">"), static_cast<size_t>(samples)) << dom.substr(0, 2000);
   EXPECT_NE(dom.find("showing " + std::to_string(samples) + " of " + std::to_string(samples) + " matching"),
             std::string::npos);

@@ -11,6 +11,7 @@
 
 #include "evals/parts/ruler_inputs.h"
 #include "evals/parts/ruler_tasks.h"
+#include "tests/support/counting_tokenizer.h"
 #include "tests/test_paths.h"
 
 namespace evalrun {
@@ -52,22 +53,12 @@ int FakeTokens(std::string_view t) {
   return n;
 }
 
-class FakeTokenizer : public Tokenizer {
+class FakeTokenizer : public testing::CountingTokenizer {
  public:
-  Status Count(std::string_view text, int* n) override {
-    ++calls_;
-    *n = FakeTokens(text);
-    return Status::Ok();
-  }
-  Status CountChat(std::string_view content, int* n) override {
-    ++calls_;
-    *n = FakeTokens("<|user|>\n" + std::string(content) + "\n<|assistant|>\n") + 3;
-    return Status::Ok();
-  }
-  int calls() const override { return calls_; }
-
- private:
-  int calls_ = 0;
+  FakeTokenizer()
+      : CountingTokenizer(FakeTokens, [](std::string_view content) {
+          return FakeTokens("<|user|>\n" + std::string(content) + "\n<|assistant|>\n") + 3;
+        }) {}
 };
 
 // "head" + n pseudo-random words + "tail"; the proxy is the exact byte size.

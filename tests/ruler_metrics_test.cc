@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "scorers/py_unicode.h"
+
 namespace evalrun {
 namespace {
 
@@ -30,6 +32,9 @@ TEST(RulerMetrics, PostprocessLikeEvaluatePy) {
 }
 
 TEST(RulerMetrics, PythonLower) {
+  // RULER lowers answers and references with Python's str.lower():
+  // py::PyLower, the exact Unicode 14 mapping with Final_Sigma.
+  using py::PyLower;
   EXPECT_EQ(PyLower("ABC def"), "abc def");
   EXPECT_EQ(PyLower("\xC3\x80\xC3\x89\xC3\x8E \xC7\x84 \xCE\xA9"),
             "\xC3\xA0\xC3\xA9\xC3\xAE \xC7\x86 \xCF\x89");
@@ -40,10 +45,12 @@ TEST(RulerMetrics, PythonLower) {
   EXPECT_EQ(PyLower("\xCE\x9F\xCE\x94\xCE\x9F\xCE\xA3"), "\xCE\xBF\xCE\xB4\xCE\xBF\xCF\x82");
   EXPECT_EQ(PyLower("\xCE\xA3"), "\xCF\x83");
   EXPECT_EQ(PyLower("A\xCE\xA3'B"), "a\xCF\x83'b");
-  EXPECT_EQ(PyLower("\xFF"
-                    "A"),
-            "\xFF"
-            "a");  // invalid UTF-8 passes through
+  // Case-ignorable characters beyond the common ones (Python 3.11:
+  // 'Α\u200dΣ'.lower() == 'α\u200dς'; '\u02b0Σ'.lower() == '\u02b0σ').
+  EXPECT_EQ(PyLower("\xCE\x91\xE2\x80\x8D\xCE\xA3"), "\xCE\xB1\xE2\x80\x8D\xCF\x82");
+  EXPECT_EQ(PyLower("\xCA\xB0\xCE\xA3"), "\xCA\xB0\xCF\x83");
+  // The metric sees the same: a reference with a final sigma matches.
+  EXPECT_DOUBLE_EQ(StringMatchAll("\xCE\x91\xE2\x80\x8D\xCE\xA3", {"\xCE\xB1\xE2\x80\x8D\xCF\x82"}), 1.0);
 }
 
 TEST(RulerMetrics, StringMatchAll) {

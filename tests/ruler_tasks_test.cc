@@ -22,6 +22,7 @@
 #include "evals/parts/ruler_inputs.h"
 #include "evals/py_random.h"
 #include "evals/sha256.h"
+#include "tests/support/counting_tokenizer.h"
 #include "tests/test_paths.h"
 
 namespace evalrun {
@@ -29,19 +30,9 @@ namespace {
 
 // Counts ceil(len/5) per whitespace-separated word plus one per newline;
 // CountChat adds 9 for the chat template. Not additive across joins.
-class FakeTokenizer : public Tokenizer {
+class FakeTokenizer : public testing::CountingTokenizer {
  public:
-  Status Count(std::string_view text, int* n) override {
-    ++calls_;
-    *n = Words(text);
-    return Status::Ok();
-  }
-  Status CountChat(std::string_view content, int* n) override {
-    ++calls_;
-    *n = Words(content) + 9;
-    return Status::Ok();
-  }
-  int calls() const override { return calls_; }
+  FakeTokenizer() : CountingTokenizer(Words, [](std::string_view content) { return Words(content) + 9; }) {}
   static int Words(std::string_view t) {
     int n = 0;
     size_t i = 0;
@@ -60,9 +51,6 @@ class FakeTokenizer : public Tokenizer {
     }
     return n;
   }
-
- private:
-  int calls_ = 0;
 };
 
 std::string RulerDir() { return testing::DatasetsDir() + "/ruler"; }

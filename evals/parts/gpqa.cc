@@ -3,11 +3,10 @@
 // not appear in plain text online). The answer order is shuffled per question
 // from (seed, record id): the same on every run and machine, whatever the
 // concurrency.
-#include "datasets/manifest.h"
 #include "evals/parts/gpqa_data.h"
 #include "evals/parts/parts.h"
+#include "evals/parts/prepare_steps.h"
 #include "evals/results.h"
-#include "evals/selection.h"
 #include "evals/sha256.h"
 #include "scorers/choice_extract.h"
 
@@ -23,13 +22,7 @@ class GpqaPart : public Part {
     prompt_ = cfg.prompt.empty() ? "letter" : cfg.prompt;
     extract_ = cfg.extract.empty() ? "first-letter" : cfg.extract;
     std::string zip, sha;
-    if (!ctx.input_override.empty()) {
-      zip = ctx.input_override;
-      EVALRUN_RETURN_IF_ERROR(Sha256File(zip, &sha));
-    } else {
-      EVALRUN_RETURN_IF_ERROR(VerifyDataFile(ctx.data_dir, "gpqa/dataset.zip", &zip));
-      sha = FindManifestFile("gpqa/dataset.zip")->sha256;
-    }
+    EVALRUN_RETURN_IF_ERROR(FindDataFile(ctx, "gpqa/dataset.zip", &zip, &sha));
     const std::string password = GpqaZipPassword();
     std::vector<GpqaQuestion> qs;
     EVALRUN_RETURN_IF_ERROR(LoadGpqa(zip, kGpqaDiamondMember, password, &qs));
@@ -40,8 +33,7 @@ class GpqaPart : public Part {
       domains.push_back(q.domain);
     }
     const int64_t seed = cfg.seed.value_or(ctx.card->sampling.seed);
-    std::vector<size_t> chosen = StratifiedSample(ids, domains, ctx.all_items ? -1 : cfg.questions, seed);
-    if (ctx.limit >= 0 && chosen.size() > static_cast<size_t>(ctx.limit)) chosen.resize(ctx.limit);
+    const std::vector<size_t> chosen = SelectQuestions(ctx, ids, domains, seed);
     const int max_tokens = cfg.max_tokens > 0 ? cfg.max_tokens : (prompt_ == "letter" ? 1024 : 4096);
     for (size_t i : chosen) {
       const GpqaQuestion& q = qs[i];
@@ -62,13 +54,9 @@ class GpqaPart : public Part {
     }
     out->info["dataset"] = {{"file", "gpqa/dataset.zip"}, {"member", kGpqaDiamondMember},
                             {"sha256", sha}, {"rows", qs.size()}};
-    out->info["seed"] = seed;
     out->info["prompt"] = prompt_;
     out->info["extract"] = extract_;
-    out->info["max_tokens"] = max_tokens;
-    nlohmann::json chosen_ids = nlohmann::json::array();
-    for (const Item& it : out->items) chosen_ids.push_back(it.id);
-    out->info["ids"] = chosen_ids;
+    RecordSelection(seed, max_tokens, out);
     return Status::Ok();
   }
 

@@ -9,8 +9,8 @@
 #include "evals/json_fields.h"
 #include "evals/jsonl.h"
 #include "evals/parts/parts.h"
+#include "evals/parts/prepare_steps.h"
 #include "evals/results.h"
-#include "evals/selection.h"
 #include "evals/sha256.h"
 #include "scorers/ifeval_checkers.h"
 #include "scorers/ifeval_eval.h"
@@ -27,13 +27,7 @@ class IfevalPart : public Part {
   Status Prepare(const PartContext& ctx, PreparedPart* out) override {
     const PartConfig& cfg = *ctx.config;
     std::string path, sha;
-    if (!ctx.input_override.empty()) {
-      path = ctx.input_override;
-      EVALRUN_RETURN_IF_ERROR(Sha256File(path, &sha));
-    } else {
-      EVALRUN_RETURN_IF_ERROR(VerifyDataFile(ctx.data_dir, "ifeval/input_data.jsonl", &path));
-      sha = FindManifestFile("ifeval/input_data.jsonl")->sha256;
-    }
+    EVALRUN_RETURN_IF_ERROR(FindDataFile(ctx, "ifeval/input_data.jsonl", &path, &sha));
     // The sentence splitter and the language detector the checker needs.
     for (const char* m : {"punkt-english", "langdetect"}) {
       for (const auto& f : FindManifest(m)->files) {
@@ -64,8 +58,7 @@ class IfevalPart : public Part {
       cats.push_back("all");
     }
     const int64_t seed = cfg.seed.value_or(ctx.card->sampling.seed);
-    std::vector<size_t> chosen = StratifiedSample(ids, cats, ctx.all_items ? -1 : cfg.questions, seed);
-    if (ctx.limit >= 0 && chosen.size() > static_cast<size_t>(ctx.limit)) chosen.resize(ctx.limit);
+    const std::vector<size_t> chosen = SelectQuestions(ctx, ids, cats, seed);
     const int max_tokens = cfg.max_tokens > 0 ? cfg.max_tokens : 4096;
     for (size_t i : chosen) {
       const IfevalPrompt& p = *all[i];
@@ -85,12 +78,8 @@ class IfevalPart : public Part {
     }
     out->info["dataset"] = {{"file", ctx.input_override.empty() ? "ifeval/input_data.jsonl" : path},
                             {"sha256", sha}, {"rows", ids.size()}};
-    out->info["seed"] = seed;
-    out->info["max_tokens"] = max_tokens;
     out->info["langdetect_seed"] = 0;
-    nlohmann::json chosen_ids = nlohmann::json::array();
-    for (const Item& it : out->items) chosen_ids.push_back(it.id);
-    out->info["ids"] = chosen_ids;
+    RecordSelection(seed, max_tokens, out);
     return Status::Ok();
   }
 

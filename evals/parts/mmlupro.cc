@@ -7,8 +7,8 @@
 #include "evals/json_fields.h"
 #include "evals/jsonl.h"
 #include "evals/parts/parts.h"
+#include "evals/parts/prepare_steps.h"
 #include "evals/results.h"
-#include "evals/selection.h"
 #include "evals/sha256.h"
 #include "scorers/choice_extract.h"
 
@@ -93,13 +93,7 @@ class MmluProPart : public Part {
     extract_ = cfg.extract.empty() ? "first-letter" : cfg.extract;
     const std::string split = cfg.split.empty() ? "test" : cfg.split;
     std::string path, sha;
-    if (!ctx.input_override.empty()) {
-      path = ctx.input_override;
-      EVALRUN_RETURN_IF_ERROR(Sha256File(path, &sha));
-    } else {
-      EVALRUN_RETURN_IF_ERROR(VerifyDataFile(ctx.data_dir, "mmlu-pro/" + split + ".jsonl", &path));
-      sha = FindManifestFile("mmlu-pro/" + split + ".jsonl")->sha256;
-    }
+    EVALRUN_RETURN_IF_ERROR(FindDataFile(ctx, "mmlu-pro/" + split + ".jsonl", &path, &sha));
     std::vector<Row> rows;
     EVALRUN_RETURN_IF_ERROR(LoadRows(path, &rows));
 
@@ -119,9 +113,7 @@ class MmluProPart : public Part {
       cats.push_back(r.category);
     }
     const int64_t seed = cfg.seed.value_or(ctx.card->sampling.seed);
-    std::vector<size_t> chosen =
-        StratifiedSample(ids, cats, ctx.all_items ? -1 : cfg.questions, seed);
-    if (ctx.limit >= 0 && chosen.size() > static_cast<size_t>(ctx.limit)) chosen.resize(ctx.limit);
+    const std::vector<size_t> chosen = SelectQuestions(ctx, ids, cats, seed);
 
     const int max_tokens = cfg.max_tokens > 0 ? cfg.max_tokens : (prompt_ == "letter" ? 1024 : 4000);
     for (size_t i : chosen) {
@@ -148,14 +140,10 @@ class MmluProPart : public Part {
       out->items.push_back(std::move(it));
     }
     out->info["dataset"] = {{"file", "mmlu-pro/" + split + ".jsonl"}, {"sha256", sha}, {"rows", rows.size()}};
-    out->info["seed"] = seed;
     out->info["prompt"] = prompt_;
     out->info["extract"] = extract_;
-    out->info["max_tokens"] = max_tokens;
     out->info["questions_requested"] = cfg.questions;
-    nlohmann::json chosen_ids = nlohmann::json::array();
-    for (const Item& it : out->items) chosen_ids.push_back(it.id);
-    out->info["ids"] = chosen_ids;
+    RecordSelection(seed, max_tokens, out);
     return Status::Ok();
   }
 

@@ -145,54 +145,50 @@ bool FakeServer::Start() {
   im->http.Get("/v1/models", models);
   im->http.Get("/models", models);
 
-  im->http.Post("/tokenize", [this, im](const httplib::Request& req, httplib::Response& res) {
-    ++tokenize_requests_;
-    int delay;
-    {
-      std::lock_guard<std::mutex> l(im->mu);
-      if (!im->opts.tokenize_endpoints) {
-        res.status = 404;
-        res.set_content(ErrorBody(404, "File Not Found", "not_found_error"), "application/json");
+  // What /tokenize and /apply-template share: the count, a 404 while the
+  // endpoints are off, the delay, and a 400 unless the body is JSON with
+  // `field` (a string when `string_field`). `answer` gets the body and sets
+  // the reply.
+  auto tokenizer_endpoint = [this, im](const char* field, bool string_field,
+                                       std::function<void(const nlohmann::json&, httplib::Response&)> answer) {
+    return [this, im, field, string_field, answer](const httplib::Request& req, httplib::Response& res) {
+      ++tokenize_requests_;
+      int delay;
+      {
+        std::lock_guard<std::mutex> l(im->mu);
+        if (!im->opts.tokenize_endpoints) {
+          res.status = 404;
+          res.set_content(ErrorBody(404, "File Not Found", "not_found_error"), "application/json");
+          return;
+        }
+        delay = im->opts.tokenize_delay_ms;
+      }
+      if (delay) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+      auto j = nlohmann::json::parse(req.body, nullptr, false);
+      if (j.is_discarded() || !j.contains(field) || (string_field && !j[field].is_string())) {
+        res.status = 400;
+        const std::string message = std::string("\"") + field + "\" must be provided";
+        res.set_content(ErrorBody(400, message, "invalid_request_error"), "application/json");
         return;
       }
-      delay = im->opts.tokenize_delay_ms;
-    }
-    if (delay) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
-    auto j = nlohmann::json::parse(req.body, nullptr, false);
-    if (j.is_discarded() || !j.contains("content") || !j["content"].is_string()) {
-      res.status = 400;
-      res.set_content(ErrorBody(400, "\"content\" must be provided", "invalid_request_error"), "application/json");
-      return;
-    }
+      answer(j, res);
+    };
+  };
+
+  im->http.Post("/tokenize", tokenizer_endpoint("content", true, [](const nlohmann::json& j, httplib::Response& res) {
     int n = FakeTokenCount(j["content"].get<std::string>());
     // llama-server adds BOS when add_special is true (the default).
     if (j.value("add_special", false)) ++n;
     nlohmann::json toks = nlohmann::json::array();
     for (int i = 0; i < n; ++i) toks.push_back(100 + i % 300);
     res.set_content(nlohmann::json{{"tokens", toks}}.dump(), "application/json");
-  });
+  }));
 
-  im->http.Post("/apply-template", [this, im](const httplib::Request& req, httplib::Response& res) {
-    ++tokenize_requests_;
-    int delay;
-    {
-      std::lock_guard<std::mutex> l(im->mu);
-      if (!im->opts.tokenize_endpoints) {
-        res.status = 404;
-        res.set_content(ErrorBody(404, "File Not Found", "not_found_error"), "application/json");
-        return;
-      }
-      delay = im->opts.tokenize_delay_ms;
-    }
-    if (delay) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
-    auto j = nlohmann::json::parse(req.body, nullptr, false);
-    if (j.is_discarded() || !j.contains("messages")) {
-      res.status = 400;
-      res.set_content(ErrorBody(400, "\"messages\" must be provided", "invalid_request_error"), "application/json");
-      return;
-    }
-    res.set_content(nlohmann::json{{"prompt", FakeApplyTemplate(j["messages"])}}.dump(), "application/json");
-  });
+  im->http.Post("/apply-template",
+                tokenizer_endpoint("messages", false, [](const nlohmann::json& j, httplib::Response& res) {
+                  res.set_content(nlohmann::json{{"prompt", FakeApplyTemplate(j["messages"])}}.dump(),
+                                  "application/json");
+                }));
 
   im->http.Post("/v1/chat/completions", [this, im](const httplib::Request& req, httplib::Response& res) {
     ++chat_requests_;
