@@ -47,13 +47,18 @@ std::vector<Prompt> MakePrompts(int n) {
   return v;
 }
 
+std::vector<size_t> AllIndices(size_t n) {
+  std::vector<size_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
 TEST(RequestPoolTest, NeverAboveSlotsAndOrderKept) {
   for (int slots : {1, 3, 8}) {
     Shared s;
     RequestPool pool(slots, [&] { return std::make_unique<FakeClient>(&s); });
     auto prompts = MakePrompts(200);
-    std::vector<size_t> order(200);
-    for (size_t i = 0; i < 200; ++i) order[i] = i;
+    const std::vector<size_t> order = AllIndices(200);
     std::vector<size_t> done;
     auto results = pool.Run(prompts, order, [&](size_t i, const CallResult&) { done.push_back(i); }, nullptr);
     EXPECT_EQ(s.max_running.load(), slots);
@@ -81,8 +86,7 @@ TEST(RequestPoolTest, CancelStopsNewRequests) {
   CancelToken cancel;
   RequestPool pool(2, [&] { return std::make_unique<FakeClient>(&s); });
   auto prompts = MakePrompts(100);
-  std::vector<size_t> order(100);
-  for (size_t i = 0; i < 100; ++i) order[i] = i;
+  const std::vector<size_t> order = AllIndices(100);
   int seen = 0;
   pool.Run(prompts, order, [&](size_t, const CallResult&) {
     if (++seen == 10) cancel.Cancel();
@@ -96,17 +100,33 @@ TEST(RequestPoolTest, CancelStopsNewRequests) {
   EXPECT_EQ(pool.stats().done.load(), s.calls.load());
 }
 
-// A client that answers at once and counts its calls, with a condition
-// variable the test can wait on.
+// Calls counted across the clients of one pool, with a condition variable
+// a test can wait on (bounded waits only).
+struct CallCounter {
+  std::mutex mu;
+  std::condition_variable cv;
+  int calls = 0;
+  // Waits until pred(calls) or the timeout; returns pred(calls) and sets
+  // *seen to the count then.
+  template <typename Pred>
+  bool WaitFor(std::chrono::milliseconds timeout, Pred pred, int* seen = nullptr) {
+    std::unique_lock<std::mutex> l(mu);
+    const bool ok = cv.wait_for(l, timeout, [&] { return pred(calls); });
+    if (seen) *seen = calls;
+    return ok;
+  }
+};
+
+// A client that answers at once with the prompt's text and counts its calls.
 class CountingClient : public Client {
  public:
-  CountingClient(std::mutex* mu, std::condition_variable* cv, int* calls) : mu_(mu), cv_(cv), calls_(calls) {}
+  explicit CountingClient(CallCounter* counter) : counter_(counter) {}
   CallResult Complete(const Prompt& p) override {
     {
-      std::lock_guard<std::mutex> l(*mu_);
-      ++*calls_;
+      std::lock_guard<std::mutex> l(counter_->mu);
+      ++counter_->calls;
     }
-    cv_->notify_all();
+    counter_->cv.notify_all();
     CallResult r;
     r.status = CallStatus::kOk;
     r.attempts = 1;
@@ -115,9 +135,7 @@ class CountingClient : public Client {
   }
 
  private:
-  std::mutex* mu_;
-  std::condition_variable* cv_;
-  int* calls_;
+  CallCounter* counter_;
 };
 
 TEST(RequestPoolTest, WorkerSendsNextRequestWhileTheAnswerIsBeingWritten) {
@@ -125,18 +143,14 @@ TEST(RequestPoolTest, WorkerSendsNextRequestWhileTheAnswerIsBeingWritten) {
   // client has been called again: the slot is not held while the caller
   // persists an answer (an fsync). Were on_done on the worker's path, the
   // second call could only come after it returned.
-  std::mutex mu;
-  std::condition_variable cv;
-  int calls = 0;
-  RequestPool pool(1, [&] { return std::make_unique<CountingClient>(&mu, &cv, &calls); });
+  CallCounter counter;
+  RequestPool pool(1, [&] { return std::make_unique<CountingClient>(&counter); });
   auto prompts = MakePrompts(3);
   bool second_call_during_first_write = false;
   std::vector<size_t> done;
   auto results = pool.Run(prompts, {0, 1, 2}, [&](size_t i, const CallResult&) {
-    if (done.empty()) {
-      std::unique_lock<std::mutex> l(mu);
-      second_call_during_first_write = cv.wait_for(l, std::chrono::seconds(10), [&] { return calls >= 2; });
-    }
+    if (done.empty())
+      second_call_during_first_write = counter.WaitFor(std::chrono::seconds(10), [](int c) { return c >= 2; });
     done.push_back(i);
   }, nullptr);
   EXPECT_TRUE(second_call_during_first_write);
@@ -149,21 +163,17 @@ TEST(RequestPoolTest, SlowWriterHoldsWorkersBackWithinBound) {
   // on_done of the first answer blocks for a while: the workers may go on
   // only while at most 4 x slots answers wait for the writer.
   const int slots = 2;
-  std::mutex mu;
-  std::condition_variable cv;
-  int calls = 0;
-  RequestPool pool(slots, [&] { return std::make_unique<CountingClient>(&mu, &cv, &calls); });
+  CallCounter counter;
+  RequestPool pool(slots, [&] { return std::make_unique<CountingClient>(&counter); });
   auto prompts = MakePrompts(50);
-  std::vector<size_t> order(50);
-  for (size_t i = 0; i < 50; ++i) order[i] = i;
+  const std::vector<size_t> order = AllIndices(50);
   int calls_while_blocked = -1;
   size_t done = 0;
   pool.Run(prompts, order, [&](size_t, const CallResult&) {
     if (done++ == 0) {
       // Give the workers time to run ahead as far as they can.
-      std::unique_lock<std::mutex> l(mu);
-      cv.wait_for(l, std::chrono::milliseconds(300), [&] { return calls > 4 * slots + slots; });
-      calls_while_blocked = calls;
+      counter.WaitFor(std::chrono::milliseconds(300), [&](int c) { return c > 4 * slots + slots; },
+                      &calls_while_blocked);
     }
   }, nullptr);
   // The batch in the writer (at most 2 x slots) + 2 x slots queued + one
@@ -181,20 +191,14 @@ TEST(RequestPoolTest, AnswersWaitingTogetherShareOneBatchEnd) {
   // on_batch_end before Run returns, and stats().done counts only answers
   // whose batch has ended.
   const int slots = 4;
-  std::mutex mu;
-  std::condition_variable cv;
-  int calls = 0;
-  RequestPool pool(slots, [&] { return std::make_unique<CountingClient>(&mu, &cv, &calls); });
+  CallCounter counter;
+  RequestPool pool(slots, [&] { return std::make_unique<CountingClient>(&counter); });
   auto prompts = MakePrompts(60);
-  std::vector<size_t> order(60);
-  for (size_t i = 0; i < 60; ++i) order[i] = i;
+  const std::vector<size_t> order = AllIndices(60);
   int answered = 0, since_batch_end = 0, batches = 0, largest = 0;
   bool done_counted_early = false;
   pool.Run(prompts, order, [&](size_t, const CallResult&) {
-    if (answered++ == 0) {
-      std::unique_lock<std::mutex> l(mu);
-      cv.wait_for(l, std::chrono::seconds(10), [&] { return calls >= 1 + 2 * slots; });
-    }
+    if (answered++ == 0) counter.WaitFor(std::chrono::seconds(10), [&](int c) { return c >= 1 + 2 * slots; });
     ++since_batch_end;
     if (pool.stats().done.load() > answered - since_batch_end) done_counted_early = true;
   }, nullptr, {}, [&] {
