@@ -15,7 +15,7 @@ Progress::~Progress() { Finish(); }
 
 void Progress::Start() {
   thread_ = std::thread([this] {
-    NameThisThread("evalrun-progress");
+    NameThisThread("evalrun-status");  // the progress line
     Loop();
   });
 }
