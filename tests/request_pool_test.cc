@@ -13,6 +13,15 @@
 namespace evalrun {
 namespace {
 
+// A good answer whose text is the prompt's ("<index>").
+CallResult EchoAnswer(const Prompt& p) {
+  CallResult r;
+  r.status = CallStatus::kOk;
+  r.attempts = 1;
+  r.completion.content = p.messages[0].content;
+  return r;
+}
+
 // A fake client: answers "<index>" after a short, varying service time, and
 // tracks how many calls run at once across all clients.
 struct Shared {
@@ -30,11 +39,7 @@ class FakeClient : public Client {
     int n = ++s_->calls;
     std::this_thread::sleep_for(std::chrono::microseconds(200 + (n * 7919) % 1500));
     --s_->running;
-    CallResult r;
-    r.status = CallStatus::kOk;
-    r.attempts = 1;
-    r.completion.content = p.messages[0].content;
-    return r;
+    return EchoAnswer(p);
   }
 
  private:
@@ -127,11 +132,7 @@ class CountingClient : public Client {
       ++counter_->calls;
     }
     counter_->cv.notify_all();
-    CallResult r;
-    r.status = CallStatus::kOk;
-    r.attempts = 1;
-    r.completion.content = p.messages[0].content;
-    return r;
+    return EchoAnswer(p);
   }
 
  private:
