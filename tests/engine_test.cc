@@ -251,8 +251,16 @@ TEST_F(ManagedEngineTest, TerminateManagedEnginesSignalsEveryRunningGroup) {
   ASSERT_TRUE(engine.Start(4096, 1, nullptr).ok());
   const pid_t pgid = engine.pid();
   TerminateManagedEngines(SIGKILL);
-  for (int i = 0; i < 500 && FakeServersOnPort(port_).size() == 1; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  // Wait (bounded) until the child has fully exited, without reaping it:
+  // its command line vanishes from /proc before the exit is complete, and
+  // in that window Stop() would still see it running and send SIGTERM.
+  bool exited = false;
+  for (int i = 0; i < 500 && !exited; ++i) {
+    siginfo_t info{};
+    exited = waitid(P_PID, static_cast<id_t>(pgid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pgid;
+    if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(exited) << "the engine did not exit within 5 s of SIGKILL";
   ASSERT_TRUE(engine.Stop().ok());
   EXPECT_TRUE(GroupGone(pgid));
   EXPECT_NE(Log().find("stopped (exited on its own; killed by signal 9"), std::string::npos) << Log();
