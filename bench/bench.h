@@ -118,8 +118,6 @@ class ChildProcess {
 
 // The last `max_bytes` of a file (for error messages).
 std::string FileTail(const std::string& path, size_t max_bytes = 2000);
-std::string ReadWholeFile(const std::string& path);
-bool WriteWholeFile(const std::string& path, const std::string& text);
 
 // printf into a std::string.
 std::string Fmt(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

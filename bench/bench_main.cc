@@ -160,7 +160,7 @@ int Main(int argc, char** argv) {
       j["figures"].push_back({{"section", f.section}, {"name", f.name}, {"value", f.value}, {"target", f.target},
                               {"verdict", v}});
     }
-    WriteWholeFile(json_path, j.dump(2) + "\n");
+    testing::WriteFile(json_path, j.dump(2) + "\n");
   }
   if (keep) std::fprintf(stderr, "bench: kept %s\n", o.work_dir.c_str());
   else testing::RemoveTree(o.work_dir);

@@ -43,6 +43,7 @@
 #include "bench/tcp_nodelay_shim.h"
 #include "evals/http.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/run_binary.h"
 
 namespace evalrun::bench {
 namespace {
@@ -214,7 +215,7 @@ double Occupancy(const ServiceLog::Summary& s, int slots) {
 // The mean of samples.jsonl's latency_ms (evalrun's own time inside each
 // request); -1 when the file cannot be read.
 double MeanSampleLatencyMs(const std::string& path) {
-  std::istringstream in(ReadWholeFile(path));
+  std::istringstream in(testing::ReadFile(path));
   std::string line;
   double sum = 0;
   int n = 0;
@@ -252,7 +253,7 @@ struct EvalrunRun {
 bool RunEvalrun(const BenchOptions& o, FakeServer* server, int slots, const std::string& job, EvalrunRun* r) {
   const int n = o.requests;
   const std::string card_path = o.work_dir + "/" + job + ".json";
-  WriteWholeFile(card_path, Card(server->base_url(), slots, n));
+  testing::WriteFile(card_path, Card(server->base_url(), slots, n));
   ChildProcess child;
   const std::vector<std::string> argv = {o.evalrun_binary, "--card", card_path, "--out", o.work_dir + "/runs",
                                          "--job", job, "--data-dir", o.data_dir};
@@ -275,7 +276,7 @@ bool RunEvalrun(const BenchOptions& o, FakeServer* server, int slots, const std:
   r->served = log->Get();
   const std::string dir = o.work_dir + "/runs/" + job;
   r->latency_ms = MeanSampleLatencyMs(dir + "/mmlupro/samples.jsonl");
-  auto res = nlohmann::json::parse(ReadWholeFile(dir + "/results.json"), nullptr, false);
+  auto res = nlohmann::json::parse(testing::ReadFile(dir + "/results.json"), nullptr, false);
   if (!res.is_discarded()) {
     const auto& p = res["parts"]["mmlupro"];
     if (p.contains("max_in_flight") && p["max_in_flight"].is_number_integer()) r->max_in_flight = p["max_in_flight"];

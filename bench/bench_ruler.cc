@@ -27,6 +27,7 @@
 #include "evals/parts/ruler_tasks.h"
 #include "evals/server_tokenizer.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/run_binary.h"
 
 namespace evalrun::bench {
 namespace {
@@ -188,7 +189,7 @@ bool RunRulerSection(const BenchOptions& o, std::vector<Figure>* out) {
     return r;
   });
   const std::string card_path = o.work_dir + "/ruler-128k.json";
-  WriteWholeFile(card_path, R"({
+  testing::WriteFile(card_path, R"({
   "name": "bench-ruler",
   "model": {"name": "fake"},
   "server": {"base_url": ")" + server2.base_url() + R"(", "slots": 4, "ready_timeout_s": 20},

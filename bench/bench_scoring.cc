@@ -20,13 +20,14 @@
 #include "scorers/ifeval_eval.h"
 #include "scorers/langdetect.h"
 #include "scorers/punkt.h"
+#include "tests/support/run_binary.h"
 
 namespace evalrun::bench {
 namespace {
 
 // Every non-empty line of a JSONL file parsed; a bad line stops it (false).
 bool ReadJsonl(const std::string& path, std::vector<nlohmann::json>* rows) {
-  std::istringstream in(ReadWholeFile(path));
+  std::istringstream in(testing::ReadFile(path));
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
@@ -42,7 +43,7 @@ bool ScorePath(const BenchOptions& o, const std::string& part, const std::string
                const std::string& responses, int n, std::vector<Figure>* out) {
   const std::string sec = "scoring";
   const std::string card = o.work_dir + "/score-" + part + ".json";
-  WriteWholeFile(card, R"({"name": "bench-score", "server": {"base_url": "http://127.0.0.1:1/v1"},
+  testing::WriteFile(card, R"({"name": "bench-score", "server": {"base_url": "http://127.0.0.1:1/v1"},
   "parts": {")" + part + "\": " + part_json + "}}\n");
   ChildProcess child;
   if (!child.Start({o.evalrun_binary, "score", "--card", card, "--part", part, "--responses", responses, "--out",
@@ -173,7 +174,7 @@ bool RunScoringSection(const BenchOptions& o, std::vector<Figure>* out) {
     body += line.dump() + "\n";
   }
   const std::string mmlu_resp = o.work_dir + "/mmlupro-responses.jsonl";
-  WriteWholeFile(mmlu_resp, body);
+  testing::WriteFile(mmlu_resp, body);
   ok &= ScorePath(o, "mmlupro", "{}", mmlu_resp, static_cast<int>(n), out);
   out->push_back({sec, "load average (1/5/15 min) at end", LoadAverage(), "", Verdict::kInfo});
   return ok;

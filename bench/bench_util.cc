@@ -1,4 +1,3 @@
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -13,16 +12,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "bench/bench.h"
+#include "tests/support/run_binary.h"
 
 namespace evalrun::bench {
 
 std::string LoadAverage() {
-  std::string s = ReadWholeFile("/proc/loadavg");
+  std::string s = testing::ReadFile("/proc/loadavg");
   // "1.76 3.00 3.84 2/345 6789": keep the three averages.
   std::istringstream in(s);
   std::string a, b, c;
@@ -48,7 +47,7 @@ double ThreadCpuSeconds() { return ClockSeconds(CLOCK_THREAD_CPUTIME_ID); }
 namespace {
 // utime + stime of a /proc .../stat file, in seconds; -1 when unreadable.
 double StatCpuSeconds(const std::string& path) {
-  const std::string stat = ReadWholeFile(path);
+  const std::string stat = testing::ReadFile(path);
   // The command name (field 2) is in parentheses and may hold spaces; count
   // fields after the last ')'. utime and stime are fields 14 and 15.
   const size_t close = stat.rfind(')');
@@ -72,7 +71,7 @@ std::map<int, ThreadCpu> ReadThreadCpu(int pid) {
     const int tid = std::atoi(e.path().filename().c_str());
     const double cpu = StatCpuSeconds(e.path().string() + "/stat");
     if (tid <= 0 || cpu < 0) continue;
-    std::string name = ReadWholeFile(e.path().string() + "/comm");
+    std::string name = testing::ReadFile(e.path().string() + "/comm");
     while (!name.empty() && name.back() == '\n') name.pop_back();
     out[tid] = {cpu, name};
   }
@@ -84,7 +83,7 @@ bool ReadProcCpuAndHwm(int pid, double* cpu_s, int64_t* hwm_kb) {
   if (cpu < 0) return false;
   *cpu_s = cpu;
   *hwm_kb = 0;
-  std::istringstream st(ReadWholeFile("/proc/" + std::to_string(pid) + "/status"));
+  std::istringstream st(testing::ReadFile("/proc/" + std::to_string(pid) + "/status"));
   std::string line;
   while (std::getline(st, line)) {
     if (line.rfind("VmHWM:", 0) == 0) *hwm_kb = std::atoll(line.c_str() + 6);
@@ -97,28 +96,9 @@ bool ChildProcess::Start(const std::vector<std::string>& argv, const std::string
   run_ = ChildRun();
   run_.out_path = dir + "/" + tag + ".stdout";
   run_.err_path = dir + "/" + tag + ".stderr";
-  std::vector<char*> a;
-  for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-  a.push_back(nullptr);
-  // Opened before the fork: the child only dup2s and execs.
-  const int o = open(run_.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  const int e = open(run_.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (o < 0 || e < 0) {
-    if (o >= 0) close(o);
-    if (e >= 0) close(e);
-    return false;
-  }
   run_.start_s = NowSeconds();
-  pid_ = fork();
+  pid_ = testing::SpawnBinary(argv, run_.out_path, run_.err_path);
   run_.pid = pid_;
-  if (pid_ == 0) {
-    dup2(o, 1);
-    dup2(e, 2);
-    execv(a[0], a.data());
-    _exit(127);
-  }
-  close(o);
-  close(e);
   return pid_ > 0;
 }
 
@@ -159,21 +139,8 @@ ChildRun ChildProcess::Wait(double timeout_s) {
   return run_;
 }
 
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool WriteWholeFile(const std::string& path, const std::string& text) {
-  std::ofstream o(path, std::ios::binary);
-  o << text;
-  return static_cast<bool>(o);
-}
-
 std::string FileTail(const std::string& path, size_t max_bytes) {
-  std::string s = ReadWholeFile(path);
+  std::string s = testing::ReadFile(path);
   return s.size() > max_bytes ? s.substr(s.size() - max_bytes) : s;
 }
 

@@ -42,7 +42,7 @@ class JsonlAppender {
   Status Append(const nlohmann::json& line);
   void Close();
   const std::string& path() const { return path_; }
-  // How many fdatasync calls were made (for tests and the bench).
+  // How many fdatasync calls were made (tests check that a batch shares one).
   int syncs() const;
 
  private:

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -26,11 +27,30 @@ std::string EvalrunBinary() { return EVALRUN_BINARY; }
 
 namespace {
 
+// Everything a child needs is built before fork(): the tests run threads (an
+// in-process fake server), and after a fork in a threaded process the child
+// may only make async-signal-safe calls, so it must not allocate.
 std::vector<char*> MakeArgv(const std::vector<std::string>& argv) {
   std::vector<char*> a;
   for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
   a.push_back(nullptr);
   return a;
+}
+
+// This process's environment with each "K=V" of `extra` set (replacing K),
+// as putenv would; the pointers stay valid while `extra` and environ do.
+std::vector<char*> MakeEnv(const std::vector<std::string>& extra) {
+  std::vector<char*> env;
+  for (char** e = environ; *e; ++e) env.push_back(*e);
+  for (const auto& kv : extra) {
+    const std::string key = kv.substr(0, kv.find('=') + 1);
+    auto same = std::find_if(env.begin(), env.end(),
+                             [&](const char* e) { return std::strncmp(e, key.c_str(), key.size()) == 0; });
+    if (same != env.end()) *same = const_cast<char*>(kv.c_str());
+    else env.push_back(const_cast<char*>(kv.c_str()));
+  }
+  env.push_back(nullptr);
+  return env;
 }
 
 }  // namespace
@@ -40,15 +60,15 @@ BinaryResult RunBinary(const std::vector<std::string>& argv, double timeout_s,
   BinaryResult r;
   int out_pipe[2], err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return r;
+  auto a = MakeArgv(argv);
+  auto env = MakeEnv(env_extra);
   pid_t pid = fork();
   if (pid == 0) {
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
     close(out_pipe[0]);
     close(err_pipe[0]);
-    for (const auto& kv : env_extra) putenv(const_cast<char*>(kv.c_str()));
-    auto a = MakeArgv(argv);
-    execv(a[0], a.data());
+    execve(a[0], a.data(), env.data());
     _exit(127);
   }
   close(out_pipe[1]);
@@ -89,16 +109,19 @@ BinaryResult RunBinary(const std::vector<std::string>& argv, double timeout_s,
 
 int SpawnBinary(const std::vector<std::string>& argv, const std::string& out_path,
                 const std::string& err_path) {
-  pid_t pid = fork();
+  auto a = MakeArgv(argv);
+  const int o = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  pid_t pid = -1;
+  if (o >= 0 && e >= 0) pid = fork();
   if (pid == 0) {
-    int o = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(o, 1);
+    dup2(o, 1);  // the copies lose O_CLOEXEC
     dup2(e, 2);
-    auto a = MakeArgv(argv);
     execv(a[0], a.data());
     _exit(127);
   }
+  if (o >= 0) close(o);
+  if (e >= 0) close(e);
   return pid;
 }
 

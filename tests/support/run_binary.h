@@ -20,7 +20,8 @@ struct BinaryResult {
 BinaryResult RunBinary(const std::vector<std::string>& argv, double timeout_s = 120,
                        const std::vector<std::string>& env_extra = {});
 
-// Starts it in the background; returns the pid (output to the given files).
+// Starts it in the background, stdout and stderr to the given files
+// (replaced); returns the pid, or -1 when a file cannot be made or fork fails.
 int SpawnBinary(const std::vector<std::string>& argv, const std::string& out_path,
                 const std::string& err_path);
 // Waits for a spawned pid up to timeout_s; returns its BinaryResult (no output).
