@@ -12,6 +12,7 @@
 #include "evals/client.h"
 #include "evals/json_fields.h"
 #include "evals/openai_wire.h"
+#include "evals/server_info.h"
 #include "evals/thread_name.h"
 
 namespace evalrun {
@@ -148,26 +149,13 @@ class PeakSampler {
   std::thread thread_;
 };
 
-// Per-slot n_ctx from GET /props (default_generation_settings.n_ctx).
-std::optional<int64_t> SlotContext(HttpTransport* t) {
-  HttpResponse r = t->Get("/props", 10);
-  if (!r.transport_ok() || r.status != 200) return std::nullopt;
-  auto j = nlohmann::json::parse(r.body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  auto dg = j.find("default_generation_settings");
-  if (dg == j.end() || !dg->is_object()) return std::nullopt;
-  auto n = dg->find("n_ctx");
-  if (n == dg->end() || !n->is_number_integer()) return std::nullopt;
-  return n->get<int64_t>();
-}
-
 nlohmann::json NewStep(int64_t context) {
   nlohmann::json s;
   s["context"] = context;
-  for (const char* k : {"loaded", "answered", "correct"}) s[k] = false;
+  for (const char* k : {"loaded", "answered", "correct", "capped"}) s[k] = false;
   for (const char* k :
        {"load_s", "answer", "finish_reason", "expected", "prompt_tokens", "prompt_tokens_planned", "target_tokens",
-        "completion_tokens", "n_ctx_slot", "prompt_per_second", "predicted_per_second", "latency_ms",
+        "completion_tokens", "n_ctx_slot", "effective_context", "prompt_per_second", "predicted_per_second", "latency_ms",
         "gpu_mem_peak_mib", "http_status", "tokenizer_calls", "error", "stop_error"})
     s[k] = nullptr;
   return s;
@@ -177,6 +165,8 @@ std::string StepLine(const nlohmann::json& s) {
   std::string line = "fit: " + std::to_string(s["context"].get<int64_t>()) + ": ";
   if (!s["loaded"].get<bool>()) return line + "did not load: " + s["error"].get<std::string>();
   if (s["load_s"].is_number()) line += "loaded in " + Fixed(s["load_s"].get<double>(), 1) + " s; ";
+  if (s["capped"].get<bool>())
+    line += "capped by the server at " + std::to_string(s["n_ctx_slot"].get<int64_t>()) + " tokens a slot; ";
   if (s["answered"].get<bool>()) {
     line += std::string("answered (") + (s["correct"].get<bool>() ? "correct" : "wrong") + ")";
     if (s["prompt_tokens"].is_number()) line += ", " + std::to_string(s["prompt_tokens"].get<int>()) + " prompt tokens";
@@ -335,9 +325,7 @@ Status RunFit(const FitOptions& opts, Engine* engine, const TransportFactory& tr
     if (cancel && cancel->cancelled()) return Status::Cancelled("fit: interrupted");
     nlohmann::json step = NewStep(context);
     const int64_t needle = fit_internal::NeedleValue(opts.seed, context);
-    const int target = static_cast<int>(opts.fill * static_cast<double>(context));
     step["expected"] = std::to_string(needle);
-    step["target_tokens"] = target;
     bool cancelled = false;
 
     gpu.Begin();
@@ -350,10 +338,25 @@ Status RunFit(const FitOptions& opts, Engine* engine, const TransportFactory& tr
       step["error"] = st.message();
     } else {
       step["loaded"] = true;
+      // The prompt is sized to the context the slot really has: a server
+      // may cap it (llama-server caps at the model's training context).
+      int64_t effective = context;
       {
         auto t = transports();
-        if (auto n = SlotContext(t.get())) step["n_ctx_slot"] = *n;
+        ServerProps props;
+        if (FetchServerProps(t.get(), opts.server, &props).ok() && props.n_ctx > 0) {
+          step["n_ctx_slot"] = props.n_ctx;
+          if (props.n_ctx < context / opts.slots) {
+            step["capped"] = true;
+            effective = props.n_ctx;
+          } else {
+            effective = context / opts.slots;
+          }
+        }
       }
+      step["effective_context"] = effective;
+      const int target = static_cast<int>(opts.fill * static_cast<double>(effective));
+      step["target_tokens"] = target;
       std::unique_ptr<Tokenizer> counter =
           opts.make_tokenizer ? opts.make_tokenizer(transports())
                               : MakeServerTokenizer(transports(), opts.server, opts.params.enable_thinking.value_or(false));
@@ -402,8 +405,12 @@ Status RunFit(const FitOptions& opts, Engine* engine, const TransportFactory& tr
     res["steps"].push_back(step);
     log(StepLine(step));
     if (step["loaded"].get<bool>() && step["answered"].get<bool>()) {
-      res["largest"] = context;
-      if (step["correct"].get<bool>()) res["largest_correct"] = context;
+      // A capped step answered at the slot's context, not at the size asked.
+      const int64_t got = step["effective_context"].get<int64_t>() * opts.slots;
+      if (res["largest"].is_null() || got > res["largest"].get<int64_t>()) res["largest"] = got;
+      if (step["correct"].get<bool>() &&
+          (res["largest_correct"].is_null() || got > res["largest_correct"].get<int64_t>()))
+        res["largest_correct"] = got;
     }
     if (!stop.ok()) {
       for (size_t j = i + 1; j < contexts.size(); ++j) res["not_tried"].push_back(contexts[j]);

@@ -16,8 +16,14 @@
 // /apply-template with the chat request's messages and chat_template_kwargs,
 // then POST /tokenize of that prompt with add_special true, which is what
 // llama-server's usage.prompt_tokens counts).
+// The prompt fills the context the slot really got: GET /props
+// default_generation_settings.n_ctx after the start (llama-server caps a
+// slot at the model's training context). When that is less than
+// context / slots the step is recorded as `capped` with both figures
+// (context asked, n_ctx_slot given) and sized to n_ctx_slot; without /props
+// the step is sized to context / slots.
 // The haystack is cut at a word boundary so that the count is at most
-// floor(fill * context) and within max(16, target / 200) tokens of it
+// floor(fill * that context) and within max(16, target / 200) tokens of it
 // (secant steps, 2-4 counts in practice, at most 16). The engine gets
 // {slots} = `slots` (1: the one request has the whole context).
 //
@@ -28,7 +34,9 @@
 //     prefill, a timeout) does not stop the climb.
 //   * `answered`: HTTP 200 with a parsed reply (usage and timings kept);
 //     `correct`: the needle's number appears in the answer's content.
-//   * `largest`: the largest size that loaded and answered (null if none);
+//   * `largest`: the largest total context that loaded and answered (a
+//     capped step counts at n_ctx_slot x slots, not at the size asked; null
+//     if none);
 //     `largest_correct`: the same, also answering correctly.
 //   * With an external engine (no server.command) nothing is restarted:
 //     every size is tried on the running server, and sizes above its
@@ -106,7 +114,8 @@ Status LoadFitHaystack(const std::string& data_dir, std::string* text);
 // {largest, largest_correct, steps[], contexts, fill, max_tokens, slots,
 // engine: "managed"|"external", complete} also when the status is not Ok.
 // Each step: {context, loaded, load_s (managed: seconds to ready or to the
-// failure), answered, answer, finish_reason,
+// failure), capped, n_ctx_slot, effective_context (the slot context the
+// prompt was sized to), answered, answer, finish_reason,
 // expected, correct, prompt_tokens, prompt_tokens_planned, target_tokens,
 // completion_tokens, n_ctx_slot, prompt_per_second, predicted_per_second,
 // latency_ms, gpu_mem_peak_mib, http_status, tokenizer_calls, error,

@@ -173,9 +173,10 @@ TEST_F(FitTest, ContinueAfterLoadFailureTriesTheLargerSizes) {
   EXPECT_TRUE(res["steps"][0]["gpu_mem_peak_mib"].is_null());  // no GPU reading given
 }
 
-TEST_F(FitTest, APromptThatDoesNotFitIsRecordedNotAnswered) {
-  // The template fixes -np 2: each slot gets half the context, and the
-  // server refuses a prompt of 95 % of the whole with HTTP 400.
+TEST_F(FitTest, ASlotSmallerThanAskedIsRecordedAsCappedAndFilledToWhatItHas) {
+  // The template fixes -np 2: each slot gets half the context. The prompt is
+  // sized to the 4096 tokens the slot really has (not 95 % of 8192, which
+  // the server would refuse with HTTP 400), and the step says it was capped.
   opts_.contexts = {8192};
   ManagedEngineOptions o;
   o.command = {FakeServerBinary(), "--port", "{port}", "-c", "{context}", "-np", "2"};
@@ -187,15 +188,18 @@ TEST_F(FitTest, APromptThatDoesNotFitIsRecordedNotAnswered) {
   ASSERT_EQ(res["steps"].size(), 1u);
   const auto& s = res["steps"][0];
   EXPECT_EQ(s["loaded"], true);
+  EXPECT_EQ(s["context"], 8192);
   EXPECT_EQ(s["n_ctx_slot"], 4096);
-  EXPECT_EQ(s["answered"], false);
-  EXPECT_EQ(s["correct"], false);
-  EXPECT_EQ(s["http_status"], 400);
-  const int planned = s["prompt_tokens_planned"].get<int>();
-  EXPECT_EQ(s["error"], "POST /v1/chat/completions: HTTP 400: request (" + std::to_string(planned) +
-                            " tokens) exceeds the available context size (4096 tokens), try increasing it");
-  EXPECT_TRUE(res["largest"].is_null());
-  EXPECT_TRUE(res["largest_correct"].is_null());
+  EXPECT_EQ(s["capped"], true);
+  EXPECT_EQ(s["effective_context"], 4096);
+  EXPECT_EQ(s["target_tokens"], static_cast<int>(0.95 * 4096));
+  EXPECT_EQ(s["answered"], true);
+  EXPECT_EQ(s["correct"], true);
+  EXPECT_LE(s["prompt_tokens"].get<int>(), static_cast<int>(0.95 * 4096));
+  EXPECT_TRUE(s["http_status"].is_null());
+  // What answered is a 4096-token slot, not the 8192 asked for.
+  EXPECT_EQ(res["largest"], 4096);
+  EXPECT_EQ(res["largest_correct"], 4096);
   EXPECT_EQ(res["complete"], true);
 }
 
@@ -227,8 +231,13 @@ TEST_F(FitTest, ExternalEngineTriesEverySizeOnTheRunningServer) {
     EXPECT_LE(pt, static_cast<int>(0.9 * c));
     EXPECT_GE(pt, static_cast<int>(0.895 * c));
   }
-  EXPECT_EQ(res["steps"][2]["answered"], false);
-  EXPECT_EQ(res["steps"][2]["http_status"], 400);
+  // 16384 is more than the running server's slot: sized to its 8192, capped.
+  const auto& big = res["steps"][2];
+  EXPECT_EQ(big["capped"], true);
+  EXPECT_EQ(big["n_ctx_slot"], 8192);
+  EXPECT_EQ(big["answered"], true);
+  EXPECT_LE(big["prompt_tokens"].get<int>(), static_cast<int>(0.9 * 8192));
+  EXPECT_FALSE(res["steps"][0]["capped"].get<bool>());
   EXPECT_EQ(res["largest"], 8192);
   // The request carried the sampling given and max_tokens.
   auto reqs = server.requests();
