@@ -25,7 +25,8 @@ const std::vector<PartSpec>& PartSpecs() {
        {"letter", "simple-evals"}, {"first-letter", "simple-evals"}},
       {"ifeval", {"prompts", "max_tokens", "seed"}, {}, {}},
       {"ruler",
-       {"lengths", "tasks", "samples_per_task", "seed", "task_max_tokens", "allow_estimated_tokens"},
+       {"lengths", "tasks", "samples_per_task", "seed", "task_max_tokens", "allow_estimated_tokens",
+        "over_context"},
        {}, {}},
       {"fit", {"contexts", "fill", "max_tokens"}, {}, {}},
   };
@@ -68,6 +69,11 @@ Status ParseServer(const nlohmann::json& obj, const std::string& src, ServerConf
   EVALRUN_RETURN_IF_ERROR(f.Int("context", &s->context));
   if (s->context < 0) return f.Error("context", "expected a positive integer");
   EVALRUN_RETURN_IF_ERROR(f.Double("stop_grace_s", &s->stop_grace_s));
+  EVALRUN_RETURN_IF_ERROR(f.Enum("kv_cache", {"auto", "shared", "per_slot"}, &s->kv_cache));
+  EVALRUN_RETURN_IF_ERROR(f.Int("kv_cache_tokens", &s->kv_cache_tokens));
+  if (s->kv_cache_tokens < 0) return f.Error("kv_cache_tokens", "expected a positive integer");
+  if (f.Has("kv_cache_tokens") && s->kv_cache != "shared")
+    return f.Error("kv_cache_tokens", "only with \"kv_cache\": \"shared\"");
   return f.Finish();
 }
 
@@ -185,6 +191,7 @@ Status ParsePart(const std::string& name, const nlohmann::json& obj, const std::
   }
   if (accepts("allow_estimated_tokens"))
     EVALRUN_RETURN_IF_ERROR(f.Bool("allow_estimated_tokens", &p->allow_estimated_tokens));
+  if (accepts("over_context")) EVALRUN_RETURN_IF_ERROR(f.Enum("over_context", {"fail", "skip"}, &p->over_context));
   if (accepts("contexts")) EVALRUN_RETURN_IF_ERROR(f.IntList("contexts", &p->contexts));
   if (accepts("fill")) {
     EVALRUN_RETURN_IF_ERROR(f.Double("fill", &p->fill));

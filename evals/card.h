@@ -34,6 +34,10 @@ struct ServerConfig {
   std::vector<std::string> command;  // engine argv template (managed engine)
   int64_t context = 0;               // {context} of the managed engine for the parts (not fit)
   double stop_grace_s = 10;
+  // Whether the slots share one KV cache ("auto", "shared", "per_slot")
+  // and, when shared, its size (0: GET /props n_ctx). evals/kv_capacity.h.
+  std::string kv_cache = "auto";
+  int64_t kv_cache_tokens = 0;
 
   // scheme://host:port of base_url, and the path prefix ("/v1").
   std::string Origin() const;
@@ -64,6 +68,7 @@ struct PartConfig {
   std::map<std::string, int> task_samples;   // a count per task (the keys are the tasks)
   std::map<std::string, int> task_max_tokens;
   bool allow_estimated_tokens = false;
+  std::string over_context = "fail";        // a length over the server's context: "fail" or "skip"
   // fit
   std::vector<int64_t> contexts;
   double fill = 0.95;

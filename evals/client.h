@@ -34,10 +34,21 @@ struct RetryPolicy {
 // a slow prefill rate. Never a flat timeout that kills long answers.
 double RequestTimeoutSeconds(const ServerConfig& server, const Prompt& prompt);
 
-// Speaks POST {base_url}/chat/completions. Retries connection errors, 5xx,
-// 429 and unusable 200 replies (not JSON, error object, no choices) with
-// backoff; never other 4xx. Each attempt is counted. Cancellation stops
-// retries and backoff sleeps at once.
+// Speaks POST {base_url}/chat/completions. Retries 5xx, 429, timeouts,
+// replies over the size limit and unusable 200 replies (not JSON, error
+// object, no choices) with backoff; never other 4xx. Each attempt is
+// counted. Cancellation stops retries and backoff sleeps at once.
+// Refusals that are not about this answer are handed to the pool at once,
+// without retries (see CallStatus):
+//   kTooLong      HTTP 400 exceed_context_size_error (llama-server, with its
+//                 n_prompt_tokens and n_ctx), or vLLM's "maximum context length";
+//   kCapacity     HTTP 500 "Context size has been exceeded" (a shared KV
+//                 cache overflowed), HTTP 503 other than loading;
+//   kUnreachable  nothing listens (connection refused: at once, no retries),
+//                 or the retries ran out and the last failure was a broken
+//                 connection or HTTP 503 "Loading model" (a restart): the
+//                 pool then asks the server's /health whether it is gone.
+// An answer records whether it came over a new connection (new_connection).
 class OpenAiClient : public Client {
  public:
   OpenAiClient(std::unique_ptr<HttpTransport> transport, const ServerConfig& server,

@@ -26,16 +26,29 @@ struct HttpResponse {
 class HttpTransport {
  public:
   virtual ~HttpTransport() = default;
-  // `path` is absolute ("/health", "/v1/chat/completions").
+  // `path` is absolute ("/health", "/v1/chat/completions"). `timeout_s`
+  // bounds the whole exchange (connect excepted): a reply still arriving
+  // after it is a failure ("no complete reply within ..."), as is one
+  // larger than the transport's reply limit; both name the limit.
   virtual HttpResponse Get(const std::string& path, double timeout_s) = 0;
   virtual HttpResponse Post(const std::string& path, const std::string& json_body,
                             double timeout_s) = 0;
+  // Connections opened so far (0 before the first request). A request that
+  // raised it after the first one went over a new connection: the server
+  // closed the old one (idle, its request limit) or was restarted.
+  virtual int connections_opened() const { return 0; }
 };
+
+// The largest reply body a transport takes by default (256 MiB): a larger
+// one is cut off and the request fails, so that a broken server cannot fill
+// the memory.
+inline constexpr size_t kDefaultMaxReplyBytes = size_t{256} << 20;
 
 // `origin` is scheme://host[:port] (http or https). `bearer_token` may be
 // empty. Never logs the token.
 std::unique_ptr<HttpTransport> MakeHttpTransport(const std::string& origin,
-                                                 const std::string& bearer_token);
+                                                 const std::string& bearer_token,
+                                                 size_t max_reply_bytes = kDefaultMaxReplyBytes);
 
 // Creates transports to one origin; the pool asks for one per worker.
 using TransportFactory = std::function<std::unique_ptr<HttpTransport>()>;

@@ -10,6 +10,9 @@
 #endif
 #include <httplib.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,39 +29,91 @@ namespace {
 
 class HttplibTransport : public HttpTransport {
  public:
-  HttplibTransport(const std::string& origin, const std::string& token)
-      : client_(origin), token_(token) {
+  HttplibTransport(const std::string& origin, const std::string& token, size_t max_reply_bytes)
+      : client_(origin), token_(token), max_reply_bytes_(max_reply_bytes) {
     client_.set_keep_alive(true);
     // httplib writes headers and body with two write(2)s; with Nagle on, the
     // body waits for the server's delayed ACK (~40 ms) on every request while
     // the slot sits idle (measured by evalrun-bench). llama-server sets the
-    // same option on its side.
+    // same option on its side. Set here as well as through set_tcp_nodelay:
+    // the socket-options hook also counts the connections opened.
     client_.set_tcp_nodelay(true);
+    client_.set_socket_options([this](socket_t sock) {
+      int yes = 1;
+      setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+      ++connections_;
+    });
     client_.set_connection_timeout(10, 0);
-    // Large answers (20 MB bodies) are fine; httplib buffers them.
   }
 
   HttpResponse Get(const std::string& path, double timeout_s) override {
-    SetTimeouts(timeout_s);
-    return Convert(client_.Get(path, Headers()));
+    return Send("GET", path, "", timeout_s);
   }
 
   HttpResponse Post(const std::string& path, const std::string& body, double timeout_s) override {
-    SetTimeouts(timeout_s);
-    return Convert(client_.Post(path, Headers(), body, "application/json"));
+    return Send("POST", path, body, timeout_s);
   }
 
+  int connections_opened() const override { return connections_; }
+
  private:
+  // One exchange; the body is taken by a receiver that enforces the reply
+  // limit and the whole-exchange deadline (a server trickling bytes forever
+  // never trips a read timeout).
+  HttpResponse Send(const char* method, const std::string& path, const std::string& body, double timeout_s) {
+    auto us = std::chrono::microseconds(static_cast<int64_t>(timeout_s * 1e6));
+    client_.set_read_timeout(us);
+    client_.set_write_timeout(us);
+    const auto deadline = std::chrono::steady_clock::now() + us;
+    httplib::Request req;
+    req.method = method;
+    req.path = path;
+    req.headers = Headers();
+    if (!body.empty() || std::string(method) == "POST") {
+      req.body = body;
+      req.headers.emplace("Content-Type", "application/json");
+    }
+    std::string reply;
+    bool too_big = false, too_slow = false;
+    req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+      if (reply.size() + n > max_reply_bytes_) {
+        too_big = true;
+        return false;
+      }
+      if (std::chrono::steady_clock::now() > deadline) {
+        too_slow = true;
+        return false;
+      }
+      reply.append(data, n);
+      return true;
+    };
+    httplib::Result r = client_.send(req);
+    HttpResponse out;
+    if (too_big || too_slow) {
+      client_.stop();  // the rest of that reply must not be read as the next one
+      char buf[160];
+      if (too_big)
+        std::snprintf(buf, sizeof buf, "the reply is larger than %zu MiB (evalrun's limit); cut off",
+                      max_reply_bytes_ >> 20);
+      else
+        std::snprintf(buf, sizeof buf, "no complete reply within %.1f s (the reply was still arriving)", timeout_s);
+      out.error = buf;
+      return out;
+    }
+    if (!r) {
+      out.error = Describe(r.error());
+      return out;
+    }
+    out.status = r->status;
+    out.body = std::move(reply);
+    if (out.body.empty() && !r->body.empty()) out.body = r->body;
+    return out;
+  }
+
   httplib::Headers Headers() const {
     httplib::Headers h;
     if (!token_.empty()) h.emplace("Authorization", "Bearer " + token_);
     return h;
-  }
-
-  void SetTimeouts(double timeout_s) {
-    auto us = std::chrono::microseconds(static_cast<int64_t>(timeout_s * 1e6));
-    client_.set_read_timeout(us);
-    client_.set_write_timeout(us);
   }
 
   static std::string Describe(httplib::Error e) {
@@ -73,26 +128,17 @@ class HttplibTransport : public HttpTransport {
     }
   }
 
-  static HttpResponse Convert(const httplib::Result& r) {
-    HttpResponse out;
-    if (!r) {
-      out.error = Describe(r.error());
-      return out;
-    }
-    out.status = r->status;
-    out.body = r->body;
-    return out;
-  }
-
   httplib::Client client_;
   std::string token_;
+  size_t max_reply_bytes_;
+  int connections_ = 0;
 };
 
 }  // namespace
 
 std::unique_ptr<HttpTransport> MakeHttpTransport(const std::string& origin,
-                                                 const std::string& bearer_token) {
-  return std::make_unique<HttplibTransport>(origin, bearer_token);
+                                                 const std::string& bearer_token, size_t max_reply_bytes) {
+  return std::make_unique<HttplibTransport>(origin, bearer_token, max_reply_bytes);
 }
 
 }  // namespace evalrun

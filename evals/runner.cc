@@ -15,6 +15,9 @@
 #include "evals/engine.h"
 #include "evals/fit.h"
 #include "evals/clock.h"
+#include "evals/context_check.h"
+#include "evals/kv_capacity.h"
+#include "evals/server_watch.h"
 #include "evals/gpu_reader.h"
 #include "evals/proc_source.h"
 #include "evals/client.h"
@@ -137,6 +140,14 @@ nlohmann::json RunKey(const Card& card, const std::vector<PartRun>& runs, const 
   return key;
 }
 
+// A prompt the server refused as too long: wrong, and neither "no answer"
+// nor "cut off" (it is counted apart as too_long).
+void MarkTooLong(nlohmann::json* s) {
+  (*s)["too_long"] = true;
+  for (const char* k : {"no_answer", "cut_off", "null"})
+    if (s->contains(k)) (*s)[k] = false;
+}
+
 // Re-scores saved sample lines with the current scorer (lines for ids not in
 // the prepared items are left out) and returns them in item order.
 std::vector<nlohmann::json> RescoreLines(const PartRun& r, const std::vector<nlohmann::json>& lines) {
@@ -146,6 +157,7 @@ std::vector<nlohmann::json> RescoreLines(const PartRun& r, const std::vector<nlo
     if (it == r.index_by_id.end()) continue;
     nlohmann::json s = line;
     r.part->Score(r.prepared.items[it->second], CompletionFromSample(line), &s);
+    if (line.value("too_long", false)) MarkTooLong(&s);
     by_index[it->second] = std::move(s);
   }
   std::vector<nlohmann::json> out;
@@ -370,11 +382,37 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
                  "using %d\n", slots, props.total_slots, slots);
   }
 
+  // The context one request can have: every length and counted prompt is
+  // checked against it before any request (evals/context_check.h).
+  const int64_t request_ctx = props.n_ctx;
+  std::map<std::string, PartConfig> checked_configs;  // configs with lengths over the context left out
+  std::map<std::string, nlohmann::json> skipped_by_context;
+  for (auto& r : runs) {
+    const PartConfig* cfg = card.FindPart(r.name);
+    if (!cfg || cfg->lengths.empty()) continue;
+    PartConfig c = *cfg;
+    nlohmann::json skipped = nlohmann::json::array();
+    st = CheckLengths(r.name, cfg->lengths, request_ctx, cfg->over_context == "skip", &c.lengths, &skipped);
+    if (!st.ok()) return Fail(err, Status::InvalidInput(card.path + ": " + st.message()), kExitBadInput);
+    for (const auto& s : skipped)
+      std::fprintf(err, "evalrun: %s: skipped: %s\n", r.name.c_str(), s["reason"].get<std::string>().c_str());
+    if (c.lengths.empty())
+      return Fail(err, Status::InvalidInput(card.path + ": parts." + r.name + ": no length fits the server's context (" +
+                                            std::to_string(request_ctx) + " tokens a request)"),
+                  kExitBadInput);
+    skipped_by_context[r.name] = skipped;
+    checked_configs[r.name] = std::move(c);
+  }
+  auto config_of = [&](const std::string& name) {
+    auto it = checked_configs.find(name);
+    return it != checked_configs.end() ? &it->second : card.FindPart(name);
+  };
+
   for (auto& r : runs) {
     if (!r.part->NeedsTokenizer()) continue;
     // Parts that size prompts with the server's tokenizer are prepared now.
     PartContext ctx = base;
-    ctx.config = card.FindPart(r.name);
+    ctx.config = config_of(r.name);
     std::unique_ptr<Tokenizer> tok = MakeServerTokenizer(MakeHttpTransport(origin, token), card.server, card.thinking);
     int probe = 0;
     Status tst = tok->Count("probe", &probe);
@@ -395,6 +433,16 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     if (!st.ok()) return Fail(err, st.Prefixed("part " + r.name), kExitBadInput);
   }
   for (auto& r : runs) {
+    const PartConfig* cfg = config_of(r.name);
+    nlohmann::json& skipped = skipped_by_context[r.name];
+    if (!skipped.is_array()) skipped = nlohmann::json::array();
+    st = CheckItemsFit(r.name, request_ctx, cfg && cfg->over_context == "skip", &r.prepared.items, &skipped);
+    if (!st.ok()) return Fail(err, st, kExitBadInput);
+    if (!skipped.empty()) {
+      nlohmann::json& info_skipped = r.prepared.info["skipped"];
+      if (!info_skipped.is_array()) info_skipped = nlohmann::json::array();
+      for (const auto& s : skipped) info_skipped.push_back(s);
+    }
     for (size_t i = 0; i < r.prepared.items.size(); ++i) r.index_by_id[r.prepared.items[i].id] = static_cast<int>(i);
     for (const auto& n : r.prepared.notes) std::fprintf(err, "evalrun: %s: %s\n", r.name.c_str(), n.c_str());
     r.dir = job_dir + "/" + r.name;
@@ -440,6 +488,14 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
   ClientFactory make_client = [&]() -> std::unique_ptr<Client> {
     return std::make_unique<OpenAiClient>(MakeHttpTransport(origin, token), card.server, retry, cancel);
   };
+  // The server may go away and come back mid-run: the pool waits for it and
+  // checks that it still serves the same model (evals/server_watch.h).
+  HttpServerWatch watch([&] { return MakeHttpTransport(origin, token); }, card.server, props,
+                        card.server.ready_timeout_s,
+                        [&](const std::string& line) { std::fprintf(err, "\nevalrun: %s\n", line.c_str()); });
+  // Whether the slots share one KV cache (evals/kv_capacity.h).
+  const KvCapacity kv = ResolveKvCapacity(card.server, managed ? card.server.command : std::vector<std::string>(),
+                                          card.server.context, props, transport.get());
 
   const bool tty = isatty(fileno(err));
   nlohmann::json parts_done = nlohmann::json::object();
@@ -469,7 +525,25 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     if (st.ok()) st = failures.Open(r.dir + "/failed.jsonl");
     if (!st.ok()) return Fail(err, st, kExitBadInput);
 
-    RequestPool pool(slots, make_client);
+    PoolOptions pool_opts;
+    pool_opts.watch = &watch;
+    int64_t largest_reserve = 0;
+    for (const Item& item : r.prepared.items) {
+      pool_opts.reserve_tokens.push_back(ReserveTokens(item));
+      largest_reserve = std::max(largest_reserve, pool_opts.reserve_tokens.back());
+    }
+    // Admission matters only when the slots together could outgrow the cache.
+    const bool admission = kv.shared && kv.tokens > 0 && largest_reserve * std::min<int64_t>(slots, order.size()) > kv.tokens;
+    if (admission) {
+      pool_opts.kv_capacity_tokens = kv.tokens;
+      std::fprintf(err, "evalrun: %s: the %d slots share one KV cache of %lld tokens (%s): a request starts only "
+                   "when its prompt + max_tokens fit beside those in flight%s\n",
+                   r.name.c_str(), slots, static_cast<long long>(kv.tokens), kv.source.c_str(),
+                   kv.assumed ? ". If each slot has a cache of its own (llama-server -np without --kv-unified), "
+                                "set server.kv_cache to \"per_slot\" in the card"
+                              : "");
+    }
+    RequestPool pool(slots, make_client, pool_opts);
     Progress progress(r.name, static_cast<int>(r.prepared.items.size()),
                       static_cast<int>(r.prepared.items.size() - order.size()), slots, &pool.stats(), err, tty);
     progress.Start();
@@ -489,9 +563,30 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
       if (write_error.ok()) write_error = ws;
       cancel->Cancel();  // nothing more is asked when answers cannot be kept
     };
+    int too_long = 0;
     auto on_answer = [&](size_t i, const CallResult& res) {
       const Item& item = r.prepared.items[i];
       if (res.status == CallStatus::kCancelled || !write_error.ok()) return;
+      if (res.status == CallStatus::kTooLong) {
+        // The server refused the prompt as longer than its context: wrong,
+        // counted apart, never asked again (it would be refused again).
+        ++too_long;
+        CallResult empty = res;
+        empty.completion = Completion();
+        empty.completion.finish_reason = "too_long";
+        nlohmann::json s = CommonSampleFields(item, empty);
+        r.part->Score(item, empty.completion, &s);
+        MarkTooLong(&s);
+        s["error"] = res.error;
+        if (res.too_long_prompt_tokens >= 0) s["server_prompt_tokens"] = res.too_long_prompt_tokens;
+        if (res.too_long_n_ctx >= 0) s["server_n_ctx"] = res.too_long_n_ctx;
+        Status ws = samples.Write(s);
+        keep_error(ws);
+        if (!ws.ok()) return;
+        lines.push_back(s);
+        unsynced.push_back({0, false, false});
+        return;
+      }
       if (res.status == CallStatus::kFailed) {
         ++failed;
         nlohmann::json f = {{"id", item.id}, {"error", res.error}, {"attempts", res.attempts},
@@ -528,6 +623,27 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     result["complete"] = scored.size() == r.prepared.items.size();
     result["max_in_flight"] = pool.stats().max_in_flight.load();
     result["slots"] = slots;
+    int too_long_total = 0;
+    for (const auto& l : scored) too_long_total += l.value("too_long", false);
+    result["too_long"] = too_long_total;
+    nlohmann::json adm = kv.ToJson();
+    adm["admission"] = admission;
+    adm["capacity_final_tokens"] = admission ? nlohmann::json(pool.capacity_tokens()) : nlohmann::json();
+    adm["effective_concurrency"] = Round(pool.mean_in_flight(), 2);
+    adm["max_in_flight"] = pool.stats().max_in_flight.load();
+    adm["admission_waits"] = pool.stats().admission_waits.load();
+    adm["admission_wait_s"] = Round(pool.stats().admission_wait_us.load() / 1e6, 3);
+    adm["capacity_returns"] = pool.stats().capacity_returns.load();
+    adm["capacity_tightenings"] = pool.stats().tightenings.load();
+    result["admission"] = adm;
+    nlohmann::json outages = nlohmann::json::array();
+    for (const Outage& o : pool.outages())
+      outages.push_back({{"started_utc", o.started_utc}, {"seconds", Round(o.seconds, 1)}, {"requeued", o.requeued},
+                         {"recovered", o.recovered}, {"error", o.error.empty() ? nlohmann::json() : nlohmann::json(o.error)}});
+    result["outages"] = outages;
+    if (too_long > 0)
+      std::fprintf(err, "evalrun: %s: %d prompts were longer than the server's context (HTTP 400); counted as "
+                   "too_long and wrong, not asked again\n", r.name.c_str(), too_long);
     parts_done[r.name] = result;
     total_failed += failed;
     if (cancel->cancelled()) interrupted = true;
@@ -535,6 +651,14 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
                             {"noise", noise.sampler()->Summary()}};
     st = WriteResults(job_dir, card, job, parts_done, extra);
     if (!st.ok()) return Fail(err, st, kExitIncomplete);
+    const Status stopped = pool.stop_status();
+    if (!stopped.ok()) {
+      // The server changed model or build, or never came back: what was
+      // answered is kept (results.json says how far it got); resumable.
+      std::fprintf(err, "evalrun: %s: %s\n", r.name.c_str(), stopped.message().c_str());
+      if (managed) engine->Stop();
+      return stopped.code() == Status::Code::kChanged ? kExitIncomplete : kExitUnreachable;
+    }
   }
   if (managed && !runs.empty()) {
     st = engine->Stop();

@@ -12,6 +12,7 @@ const char* CodeName(Status::Code code) {
     case Status::Code::kServerError: return "server error";
     case Status::Code::kTimeout: return "timeout";
     case Status::Code::kCancelled: return "cancelled";
+    case Status::Code::kChanged: return "server changed";
     case Status::Code::kInternal: return "internal error";
   }
   return "unknown";

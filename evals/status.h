@@ -24,6 +24,7 @@ class Status {
     kServerError,   // the server answered, but not with a usable answer
     kTimeout,       // a deadline passed
     kCancelled,     // the run was interrupted
+    kChanged,       // the server now serves another model or build than the run started with
     kInternal,      // a bug in evalrun
   };
 
@@ -36,6 +37,7 @@ class Status {
   static Status ServerError(std::string msg) { return Status(Code::kServerError, std::move(msg)); }
   static Status Timeout(std::string msg) { return Status(Code::kTimeout, std::move(msg)); }
   static Status Cancelled(std::string msg) { return Status(Code::kCancelled, std::move(msg)); }
+  static Status Changed(std::string msg) { return Status(Code::kChanged, std::move(msg)); }
   static Status Internal(std::string msg) { return Status(Code::kInternal, std::move(msg)); }
 
   bool ok() const { return code_ == Code::kOk; }

@@ -53,14 +53,27 @@ enum class CallStatus {
   kOk,            // an answer
   kFailed,        // still failing after the retries (error says why)
   kCancelled,     // the run was interrupted before an answer
+  kTooLong,       // the prompt does not fit the context one request can have
+                  // (HTTP 400 exceed_context_size_error); never retried
+  kCapacity,      // the server had no room for it now (HTTP 500 "Context size
+                  // has been exceeded": a shared KV cache overflowed); not an
+                  // attempt: the pool asks again with fewer beside it
+  kUnreachable,   // no server may be there (refused; or out of retries after
+                  // resets or 503 loading): the pool checks, and if it is
+                  // gone waits for it to come back and asks again
 };
 
 struct CallResult {
   CallStatus status = CallStatus::kFailed;
   int http_status = 0;     // of the last attempt (0: no response)
   int attempts = 0;
-  std::string error;       // last error, for kFailed
+  std::string error;       // last error, for every status but kOk
   double latency_ms = 0;   // of the successful attempt
+  bool new_connection = false;  // the answer came over a connection opened
+                                // after an earlier one (the server may have
+                                // been restarted: check it before trusting)
+  int too_long_prompt_tokens = -1;  // kTooLong: the server's n_prompt_tokens
+  int too_long_n_ctx = -1;          // and its n_ctx, when it said them
   Completion completion;
 };
 

@@ -326,8 +326,9 @@ TEST_F(E2eFaults, HangPastTheTimeout) {
 
 // All running requests fail with llama-server's shared-context 500 when one
 // of them overflows the context. The fourth question triggers it once all
-// four are in their slots: every one of them fails once and is answered on
-// the retry.
+// four are in their slots: every one of them fails once, goes back to the
+// queue (a capacity failure is not an attempt) and is answered when asked
+// again, with fewer beside it (admission tightened).
 TEST_F(E2eFaults, ContextOverflowFailsAllRunningThenRetried) {
   FakeServerOptions o;
   o.slots = 4;
@@ -365,18 +366,22 @@ TEST_F(E2eFaults, ContextOverflowFailsAllRunningThenRetried) {
   auto samples = Samples("o", "mmlupro");
   ASSERT_EQ(samples.size(), 4u);
   for (const auto& s : samples) {
-    EXPECT_EQ(s["attempts"], 2) << s["id"];
+    EXPECT_EQ(s["attempts"], 1) << s["id"];
     EXPECT_EQ(s["response"], kGood);
   }
   EXPECT_EQ(server.chat_requests(), 8);
   EXPECT_EQ(ReadFile(PartDir("o") + "/failed.jsonl"), "") << "a request failed";
-  EXPECT_EQ(Results("o")["parts"]["mmlupro"]["failed"], 0);
+  const auto part = Results("o")["parts"]["mmlupro"];
+  EXPECT_EQ(part["failed"], 0);
+  EXPECT_EQ(part["admission"]["capacity_returns"], 4) << part["admission"].dump();
+  EXPECT_EQ(part["admission"]["capacity_tightenings"], 1) << part["admission"].dump();
 }
 
-// One question overflows the context on every attempt. It fails for good,
-// with llama-server's message; questions running beside it may fail with
-// the same message (they were hit on every attempt). Whatever failed is
-// asked again on resume, and only that.
+// One question overflows the context every time it runs. It goes back to
+// the queue until its limit of returns and then fails for good, with
+// llama-server's message; the admission tightens until it runs alone, so
+// the questions beside it are answered. Whatever failed is asked again on
+// resume, and only that.
 TEST_F(E2eFaults, ContextOverflowPermanent) {
   FakeServerOptions o;
   o.slots = 4;
@@ -406,9 +411,10 @@ TEST_F(E2eFaults, ContextOverflowPermanent) {
   std::set<std::string> failed_ids;
   for (const auto& f : failed) {
     failed_ids.insert(f["id"].get<std::string>());
-    EXPECT_EQ(f["error"], "POST /v1/chat/completions: HTTP 500: Context size has been exceeded.");
+    EXPECT_EQ(f["error"], "the server had no room for this request 8 times (last: POST /v1/chat/completions: "
+                          "HTTP 500: Context size has been exceeded.)");
     EXPECT_EQ(f["http_status"], 500);
-    EXPECT_EQ(f["attempts"], 2);
+    EXPECT_EQ(f["attempts"], 9);
   }
   EXPECT_EQ(failed_ids.size(), failed.size());
   auto samples = Samples("p", "mmlupro");

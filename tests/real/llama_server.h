@@ -30,7 +30,7 @@ int FreeLoopbackPort();
 struct LlamaServerArgs {
   std::string model = "stories260K-ctx128k.gguf";  // in ../shared/models
   int parallel = 4;         // -np; 0: not given (the server's auto: 4 slots, unified KV)
-  int ctx = 8192;           // -c (the whole KV cache)
+  int ctx = 8192;           // -c (the whole KV cache); 0: not given
   bool kv_unified = false;  // --kv-unified
   bool metrics = true;      // --metrics
   std::string alias;        // --alias, when not empty
