@@ -72,6 +72,8 @@ Status ParseServer(const nlohmann::json& obj, const std::string& src, ServerConf
   EVALRUN_RETURN_IF_ERROR(f.Enum("kv_cache", {"auto", "shared", "per_slot"}, &s->kv_cache));
   EVALRUN_RETURN_IF_ERROR(f.Int("kv_cache_tokens", &s->kv_cache_tokens));
   if (s->kv_cache_tokens < 0) return f.Error("kv_cache_tokens", "expected a positive integer");
+  EVALRUN_RETURN_IF_ERROR(f.Int("max_reply_mb", &s->max_reply_mb));
+  if (s->max_reply_mb < 1 || s->max_reply_mb > 4096) return f.Error("max_reply_mb", "expected 1..4096");
   if (f.Has("kv_cache_tokens") && s->kv_cache != "shared")
     return f.Error("kv_cache_tokens", "only with \"kv_cache\": \"shared\"");
   return f.Finish();

@@ -38,6 +38,7 @@ struct ServerConfig {
   // and, when shared, its size (0: GET /props n_ctx). evals/kv_capacity.h.
   std::string kv_cache = "auto";
   int64_t kv_cache_tokens = 0;
+  int max_reply_mb = 256;            // a larger reply is cut off: that request fails
 
   // scheme://host:port of base_url, and the path prefix ("/v1").
   std::string Origin() const;

@@ -96,8 +96,9 @@ CallResult OpenAiClient::Complete(const Prompt& prompt) {
     r.http_status = resp.status;
     server_may_be_gone = false;
     if (!resp.transport_ok()) {
-      // The transport cannot tell a read timeout from a reset; the clock can.
-      if (ms + 50 >= timeout * 1000) {
+      // The transport cannot tell a read timeout from a reset; the clock can
+      // (a reply still trickling in when the deadline passed says so itself).
+      if (ms + 50 >= timeout * 1000 && resp.error.find("still arriving") == std::string::npos) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "no reply within %.1f s (read timeout: server.request_timeout_base_s + "
                       "max_tokens / server.min_decode_tps + the prompt at 50 tokens/s)", timeout);
@@ -105,6 +106,7 @@ CallResult OpenAiClient::Complete(const Prompt& prompt) {
         continue;
       }
       r.error = "POST " + path + ": " + resp.error;
+      if (resp.error.find("still arriving") != std::string::npos) continue;
       if (resp.error.rfind("could not connect", 0) == 0) {
         // Nothing listens: the server is gone (or restarting). No retries:
         // the pool waits for it (CallStatus::kUnreachable).

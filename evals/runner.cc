@@ -486,7 +486,8 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
   RetryPolicy retry;
   retry.retries = card.server.retries;
   ClientFactory make_client = [&]() -> std::unique_ptr<Client> {
-    return std::make_unique<OpenAiClient>(MakeHttpTransport(origin, token), card.server, retry, cancel);
+    return std::make_unique<OpenAiClient>(
+        MakeHttpTransport(origin, token, static_cast<size_t>(card.server.max_reply_mb) << 20), card.server, retry, cancel);
   };
   // The server may go away and come back mid-run: the pool waits for it and
   // checks that it still serves the same model (evals/server_watch.h).

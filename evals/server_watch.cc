@@ -23,7 +23,10 @@ std::string ServerIdentityDiff(const ServerProps& a, const ServerProps& b) {
       std::string s;
       if (m.is_object() && m.contains("data") && m["data"].is_array())
         for (const auto& e : m["data"])
-          if (e.is_object() && e.contains("id") && e["id"].is_string()) s += (s.empty() ? "" : ",") + e["id"].get<std::string>();
+          if (e.is_object() && e.contains("id") && e["id"].is_string()) {
+            if (!s.empty()) s += ",";
+            s += e["id"].get<std::string>();
+          }
       return s;
     };
     field("models", ids(a.models), ids(b.models));
