@@ -91,7 +91,13 @@ Status ParseLoadSampling(const nlohmann::json& obj, const std::string& src, Load
 }
 
 Status ParseHardware(const nlohmann::json& obj, const std::string& src, HardwareConfig* h) {
-  // `hardware` is mostly descriptive; only the GPU selector is read.
+  // `hardware` is mostly descriptive; only the GPU selector is read, so a
+  // near miss of its keys is a typo, not a description.
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (it.key() == "gpu_index" || it.key() == "gpu_uuid") continue;
+    const std::string near = DidYouMean(it.key(), {"gpu_index", "gpu_uuid"});
+    if (!near.empty()) return Status::InvalidInput(src + ": hardware." + it.key() + ": unknown field" + near);
+  }
   if (obj.contains("gpu_index")) {
     const auto& v = obj["gpu_index"];
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1023)

@@ -217,6 +217,10 @@ TEST(CardTest, EveryUnknownKeyGetsANearMiss) {
   EXPECT_NE(Err(CardWith("", R"("ruler": {"sample_per_task": 4})"))
                 .find("(did you mean \"samples_per_task\"?)"),
             std::string::npos);
+  // hardware is descriptive, but a near miss of the GPU selector is a typo.
+  EXPECT_NE(Err(CardWith("", R"("gpqa": {})", R"(, "hardware": {"gpu": "RTX 5060 Ti", "gpu_indx": 0})"))
+                .find("hardware.gpu_indx: unknown field (did you mean \"gpu_index\"?)"),
+            std::string::npos);
   EXPECT_NE(Err(CardWith("", R"("gpqa": {})", R"(, "load_sampling": {"interval": 4})"))
                 .find("load_sampling.interval: unknown field (did you mean \"interval_s\"?)"),
             std::string::npos);
