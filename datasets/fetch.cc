@@ -268,7 +268,9 @@ std::string Excerpt(const std::string& body) {
 // ---------------------------------------------------------------------------
 // Fetching.
 
-enum class Outcome { kOk, kBad, kUnreachable };
+// kNoConnection: the host could not be resolved or reached at all (offline,
+// no DNS, a firewall): not retried, and the run stops there.
+enum class Outcome { kOk, kBad, kUnreachable, kNoConnection };
 
 struct Fetcher {
   std::string data_dir, mirror, hf_token;
@@ -326,6 +328,7 @@ struct Fetcher {
       progress.Done();
       if (st.ok()) return Outcome::kOk;
       *msg = st.message();
+      if (info.not_connected) return Outcome::kNoConnection;
       bool transient = st.code() == Status::Code::kUnavailable ||
                        (st.code() == Status::Code::kServerError && (info.status == 429 || info.status >= 500));
       if (st.code() == Status::Code::kIoError || st.code() == Status::Code::kInvalidInput) return Outcome::kBad;
@@ -418,6 +421,7 @@ struct Fetcher {
         return Outcome::kOk;
       }
       *msg = url + ": " + (r.status == 0 ? r.error : "HTTP " + std::to_string(r.status) + ": " + Excerpt(r.body));
+      if (r.not_connected) return Outcome::kNoConnection;
       if (r.status != 0 && r.status != 429 && r.status < 500) {
         if (r.status == 401 || r.status == 403) *msg += " (gated or private: set HF_TOKEN)";
         return Outcome::kUnreachable;
@@ -632,7 +636,7 @@ int DatasetsFetch(const FetchOptions& options, FILE* out, FILE* err) {
   }
   std::fprintf(err, "data dir: %s%s\n", f.data_dir.c_str(), f.mirror.empty() ? "" : (", mirror: " + f.mirror).c_str());
 
-  int ok = 0, present = 0, bad = 0, unreachable = 0;
+  int ok = 0, present = 0, bad = 0, unreachable = 0, not_tried = 0;
   for (size_t i = 0; i < targets.size(); ++i) {
     const ManifestFile& mf = *targets[i].file;
     std::string msg;
@@ -650,10 +654,23 @@ int DatasetsFetch(const FetchOptions& options, FILE* out, FILE* err) {
       std::fprintf(err, "%s: %s\n", mf.path.c_str(), msg.c_str());
     }
     std::fflush(out);
+    if (o == Outcome::kNoConnection) {
+      // Offline: every other file would fail the same way, after retries.
+      not_tried = static_cast<int>(targets.size() - i - 1);
+      std::fprintf(err,
+                   "evalrun datasets fetch: stopped: %s could not be reached (above), so the other %d file(s) "
+                   "were not tried. Without internet, either take the files from a mirror (--mirror URL, or "
+                   "$EVALRUN_DATASETS_MIRROR: any HTTP server of a data dir's copy), or point --data-dir (or "
+                   "$EVALRUN_DATA) at a folder that already holds the data (`evalrun datasets list --data-dir "
+                   "DIR` checks it)\n",
+                   f.mirror.empty() ? "the source" : "the mirror", not_tried);
+      break;
+    }
   }
   for (const auto& [url, path] : f.archives) std::remove(path.c_str());
   std::fprintf(err, "%d of %zu files in place (%d already were)", ok, targets.size(), present);
   if (bad + unreachable > 0) std::fprintf(err, "; %d failed", bad + unreachable);
+  if (not_tried > 0) std::fprintf(err, "; %d not tried", not_tried);
   std::fprintf(err, "\n");
   if (bad > 0) return kExitBadInput;
   if (unreachable > 0) return kExitUnreachable;

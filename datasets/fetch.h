@@ -23,8 +23,13 @@
 //   - the result is checked (bytes, rows when paged, sha256); a match is
 //     renamed into place (atomic), a mismatch is kept as <path>.bad, never
 //     installed, and reported with both digests;
-//   - transient failures (no answer, broken transfer, HTTP 429 and 5xx) are
-//     retried `attempts` times in all, resuming each time.
+//   - transient failures (a broken or stalled transfer, HTTP 429 and 5xx)
+//     are retried `attempts` times in all, resuming each time;
+//   - a host that cannot be resolved or connected to (offline, no DNS, a
+//     firewall) is not retried: fetch stops at the first such file, with
+//     one message naming the host and the ways round it (--mirror,
+//     --data-dir / $EVALRUN_DATA), and returns kExitUnreachable within
+//     seconds (the 15 s connect timeout at most).
 // Progress goes to `err` (a live line on a terminal, start and end lines
 // otherwise); one result line per file goes to `out`.
 //

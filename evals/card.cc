@@ -1,9 +1,13 @@
 #include "evals/card.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
 
+#include "evals/base_url.h"
 #include "evals/json_fields.h"
 #include "evals/near_miss.h"
+#include "evals/parts/ruler_tasks.h"
 #include "evals/sha256.h"
 
 namespace evalrun {
@@ -33,18 +37,16 @@ const std::vector<PartSpec>& PartSpecs() {
   return kSpecs;
 }
 
+// Bounds of the time fields: a week is longer than any sane wait, and keeps
+// every duration far from overflowing when it becomes microseconds.
+constexpr double kMaxSeconds = 604800;
+
 Status ParseServer(const nlohmann::json& obj, const std::string& src, ServerConfig* s) {
   JsonFields f(obj, src, "server");
+  f.Allow({"slots"});
   EVALRUN_RETURN_IF_ERROR(f.String("base_url", &s->base_url, true));
-  if (s->base_url.rfind("http://", 0) != 0 && s->base_url.rfind("https://", 0) != 0)
-    return f.Error("base_url", "expected an http:// or https:// URL, got \"" + s->base_url + "\"");
-  {
-    const size_t host_start = s->base_url.find("://") + 3;
-    const std::string hostport = s->base_url.substr(host_start, s->base_url.find('/', host_start) - host_start);
-    if (hostport.empty() || hostport[0] == ':')
-      return f.Error("base_url", "expected a URL with a host, e.g. http://127.0.0.1:8080/v1, got \"" + s->base_url + "\"");
-  }
-  while (!s->base_url.empty() && s->base_url.back() == '/') s->base_url.pop_back();
+  Status url = CheckBaseUrl(s->base_url, &s->base_url);
+  if (!url.ok()) return f.Error("base_url", url.message());
   EVALRUN_RETURN_IF_ERROR(f.String("model", &s->model));
   if (f.Has("slots")) {
     const nlohmann::json& v = obj["slots"];
@@ -55,59 +57,57 @@ Status ParseServer(const nlohmann::json& obj, const std::string& src, ServerConf
     } else {
       return f.Error("slots", "expected a positive integer or \"auto\", got " + DescribeJsonValue(v));
     }
-    f.Allow({"slots"});
   }
   EVALRUN_RETURN_IF_ERROR(f.String("api_key_env", &s->api_key_env));
-  EVALRUN_RETURN_IF_ERROR(f.Double("ready_timeout_s", &s->ready_timeout_s));
-  EVALRUN_RETURN_IF_ERROR(f.Int("retries", &s->retries));
-  if (s->retries < 0 || s->retries > 20) return f.Error("retries", "expected 0..20");
-  EVALRUN_RETURN_IF_ERROR(f.Double("connect_timeout_s", &s->connect_timeout_s));
-  EVALRUN_RETURN_IF_ERROR(f.Double("request_timeout_base_s", &s->request_timeout_base_s));
-  EVALRUN_RETURN_IF_ERROR(f.Double("min_decode_tps", &s->min_decode_tps));
-  if (s->min_decode_tps <= 0) return f.Error("min_decode_tps", "expected a positive number");
+  EVALRUN_RETURN_IF_ERROR(f.DoubleIn("ready_timeout_s", 0, kMaxSeconds, &s->ready_timeout_s, true));
+  EVALRUN_RETURN_IF_ERROR(f.IntIn("retries", 0, 20, &s->retries));
+  EVALRUN_RETURN_IF_ERROR(f.DoubleIn("connect_timeout_s", 0, 3600, &s->connect_timeout_s, true));
+  EVALRUN_RETURN_IF_ERROR(f.DoubleIn("request_timeout_base_s", 0, kMaxSeconds, &s->request_timeout_base_s));
+  EVALRUN_RETURN_IF_ERROR(f.DoubleIn("min_decode_tps", 0, 1e6, &s->min_decode_tps, true));
   EVALRUN_RETURN_IF_ERROR(f.StringList("command", &s->command));
-  EVALRUN_RETURN_IF_ERROR(f.Int("context", &s->context));
-  if (s->context < 0) return f.Error("context", "expected a positive integer");
-  EVALRUN_RETURN_IF_ERROR(f.Double("stop_grace_s", &s->stop_grace_s));
+  EVALRUN_RETURN_IF_ERROR(f.IntIn("context", 1, INT32_MAX, &s->context));
+  EVALRUN_RETURN_IF_ERROR(f.DoubleIn("stop_grace_s", 0, 3600, &s->stop_grace_s));
   EVALRUN_RETURN_IF_ERROR(f.Enum("kv_cache", {"auto", "shared", "per_slot"}, &s->kv_cache));
-  EVALRUN_RETURN_IF_ERROR(f.Int("kv_cache_tokens", &s->kv_cache_tokens));
-  if (s->kv_cache_tokens < 0) return f.Error("kv_cache_tokens", "expected a positive integer");
-  EVALRUN_RETURN_IF_ERROR(f.Int("max_reply_mb", &s->max_reply_mb));
-  if (s->max_reply_mb < 1 || s->max_reply_mb > 4096) return f.Error("max_reply_mb", "expected 1..4096");
+  EVALRUN_RETURN_IF_ERROR(f.IntIn("kv_cache_tokens", 1, INT64_MAX, &s->kv_cache_tokens));
   if (f.Has("kv_cache_tokens") && s->kv_cache != "shared")
     return f.Error("kv_cache_tokens", "only with \"kv_cache\": \"shared\"");
+  EVALRUN_RETURN_IF_ERROR(f.IntIn("max_reply_mb", 1, 4096, &s->max_reply_mb));
   return f.Finish();
 }
 
 Status ParseSampling(const nlohmann::json& obj, const std::string& src, SamplingConfig* s) {
   JsonFields f(obj, src, "sampling");
-  EVALRUN_RETURN_IF_ERROR(f.Double("temperature", &s->temperature));
-  EVALRUN_RETURN_IF_ERROR(f.Int("top_k", &s->top_k));
-  EVALRUN_RETURN_IF_ERROR(f.Double("top_p", &s->top_p));
-  EVALRUN_RETURN_IF_ERROR(f.Int("seed", &s->seed));
-  if (s->temperature < 0) return f.Error("temperature", "expected a number >= 0");
-  if (s->top_p <= 0 || s->top_p > 1) return f.Error("top_p", "expected a number in (0, 1]");
+  EVALRUN_RETURN_IF_ERROR(f.DoubleIn("temperature", 0, 100, &s->temperature));
+  EVALRUN_RETURN_IF_ERROR(f.IntIn("top_k", 0, JsonFields::kNoLimit, &s->top_k));
+  EVALRUN_RETURN_IF_ERROR(f.DoubleIn("top_p", 0, 1, &s->top_p, true));
+  // llama.cpp takes a seed of -1 or 0xFFFFFFFF as "random": never sent.
+  EVALRUN_RETURN_IF_ERROR(f.IntIn("seed", 0, 4294967294LL, &s->seed));
   return f.Finish();
 }
 
 Status ParseLoadSampling(const nlohmann::json& obj, const std::string& src, LoadSamplingConfig* l) {
   JsonFields f(obj, src, "load_sampling");
-  EVALRUN_RETURN_IF_ERROR(f.Double("interval_s", &l->interval_s));
-  if (l->interval_s < 0.05) return f.Error("interval_s", "expected a number >= 0.05");
-  EVALRUN_RETURN_IF_ERROR(f.Double("threshold_pct", &l->threshold_pct));
-  EVALRUN_RETURN_IF_ERROR(f.Int("top", &l->top));
+  EVALRUN_RETURN_IF_ERROR(f.DoubleIn("interval_s", 0.05, 3600, &l->interval_s));
+  EVALRUN_RETURN_IF_ERROR(f.DoubleIn("threshold_pct", 0, 100000, &l->threshold_pct, true));
+  EVALRUN_RETURN_IF_ERROR(f.IntIn("top", 0, 1000, &l->top));
   EVALRUN_RETURN_IF_ERROR(f.StringList("ignore", &l->ignore));
   EVALRUN_RETURN_IF_ERROR(f.Bool("guard", &l->guard));
-  EVALRUN_RETURN_IF_ERROR(f.Double("guard_max_wait_s", &l->guard_max_wait_s));
+  EVALRUN_RETURN_IF_ERROR(f.DoubleIn("guard_max_wait_s", 0, kMaxSeconds, &l->guard_max_wait_s, true));
   return f.Finish();
 }
 
 Status ParseHardware(const nlohmann::json& obj, const std::string& src, HardwareConfig* h) {
-  // `hardware` is mostly descriptive; only the GPU selector is read.
+  // `hardware` is mostly descriptive; only the GPU selector is read, so a
+  // near miss of its keys is a typo, not a description.
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (it.key() == "gpu_index" || it.key() == "gpu_uuid") continue;
+    const std::string near = DidYouMean(it.key(), {"gpu_index", "gpu_uuid"});
+    if (!near.empty()) return Status::InvalidInput(src + ": hardware." + it.key() + ": unknown field" + near);
+  }
   if (obj.contains("gpu_index")) {
     const auto& v = obj["gpu_index"];
-    if (!v.is_number_integer() || v.get<int64_t>() < 0)
-      return Status::InvalidInput(src + ": hardware.gpu_index: expected an integer >= 0, got " +
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1023)
+      return Status::InvalidInput(src + ": hardware.gpu_index: expected an integer 0..1023, got " +
                                   DescribeJsonValue(v));
     h->gpu_index = v.get<int>();
   }
@@ -119,6 +119,73 @@ Status ParseHardware(const nlohmann::json& obj, const std::string& src, Hardware
     h->gpu_uuid = v.get<std::string>();
   }
   return Status::Ok();
+}
+
+// The RULER task names of `list` (`key` names the field), each one known.
+Status CheckRulerTaskName(const JsonFields& f, const std::string& key, const std::string& task) {
+  const std::vector<std::string> known = RulerTaskNames();
+  if (std::find(known.begin(), known.end(), task) != known.end()) return Status::Ok();
+  std::string list;
+  for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+  return f.Error(key, "unknown RULER task \"" + task + "\"" + DidYouMean(task, known) + "; known tasks: " + list);
+}
+
+// An array of integers in [min, max], each given once, at least one.
+Status SizeList(JsonFields& f, const std::string& key, int64_t min, const char* what, std::vector<int64_t>* out) {
+  EVALRUN_RETURN_IF_ERROR(f.IntList(key, out));
+  if (!f.Has(key)) return Status::Ok();
+  if (out->empty()) return f.Error(key, std::string("expected at least one ") + what + " (leave the field out for the default)");
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < out->size(); ++i) {
+    const int64_t v = (*out)[i];
+    const std::string at = key + "[" + std::to_string(i) + "]";
+    if (v < min || v > (1 << 24))
+      return f.Error(at, std::string("each ") + what + " must be " + std::to_string(min) + ".." +
+                             std::to_string(1 << 24) + " tokens, got " + std::to_string(v));
+    if (!seen.insert(v).second) return f.Error(at, std::to_string(v) + " is given twice");
+  }
+  return Status::Ok();
+}
+
+// An object {task: integer >= 1} whose keys are RULER tasks.
+Status TaskCounts(JsonFields& f, const nlohmann::json& m, const std::string& key, std::map<std::string, int>* out) {
+  for (auto it = m.begin(); it != m.end(); ++it) {
+    EVALRUN_RETURN_IF_ERROR(CheckRulerTaskName(f, key, it.key()));
+    if (!it->is_number_integer() || it->get<int64_t>() < 1 || it->get<int64_t>() > INT32_MAX)
+      return f.Error(key + "." + it.key(), "expected an integer >= 1, got " + DescribeJsonValue(*it));
+    (*out)[it.key()] = it->get<int>();
+  }
+  return Status::Ok();
+}
+
+Status ParseRulerFields(JsonFields& f, const nlohmann::json& obj, PartConfig* p) {
+  EVALRUN_RETURN_IF_ERROR(SizeList(f, "lengths", 256, "length", &p->lengths));
+  EVALRUN_RETURN_IF_ERROR(f.StringList("tasks", &p->tasks));
+  if (f.Has("tasks") && p->tasks.empty())
+    return f.Error("tasks", "expected at least one task (leave the field out for the default tasks)");
+  std::set<std::string> seen;
+  for (size_t i = 0; i < p->tasks.size(); ++i) {
+    const std::string at = "tasks[" + std::to_string(i) + "]";
+    EVALRUN_RETURN_IF_ERROR(CheckRulerTaskName(f, at, p->tasks[i]));
+    if (!seen.insert(p->tasks[i]).second) return f.Error(at, "\"" + p->tasks[i] + "\" is given twice");
+  }
+  if (f.Has("samples_per_task")) {
+    const nlohmann::json& v = obj["samples_per_task"];
+    if (v.is_object()) {
+      EVALRUN_RETURN_IF_ERROR(TaskCounts(f, v, "samples_per_task", &p->task_samples));
+    } else {
+      EVALRUN_RETURN_IF_ERROR(f.Int("samples_per_task", &p->samples_per_task));
+      if (p->samples_per_task < 1)
+        return f.Error("samples_per_task", "expected an integer >= 1 or an object {task: count}");
+    }
+  }
+  if (f.Has("task_max_tokens")) {
+    const nlohmann::json* m = nullptr;
+    EVALRUN_RETURN_IF_ERROR(f.Object("task_max_tokens", &m));
+    EVALRUN_RETURN_IF_ERROR(TaskCounts(f, *m, "task_max_tokens", &p->task_max_tokens));
+  }
+  EVALRUN_RETURN_IF_ERROR(f.Bool("allow_estimated_tokens", &p->allow_estimated_tokens));
+  return f.Enum("over_context", {"fail", "skip"}, &p->over_context);
 }
 
 Status ParsePart(const std::string& name, const nlohmann::json& obj, const std::string& src,
@@ -138,67 +205,27 @@ Status ParsePart(const std::string& name, const nlohmann::json& obj, const std::
   EVALRUN_RETURN_IF_ERROR(JsonFields::RequireObject(obj, src, "parts." + name));
   p->name = name;
   JsonFields f(obj, src, "parts." + name);
+  // Every key the part accepts is a near miss for an unknown one, also
+  // those read only when present.
+  f.Allow(spec->keys);
   auto accepts = [&](const std::string& k) {
     for (const auto& key : spec->keys) if (key == k) return true;
     return false;
   };
-  if (accepts("questions")) {
-    EVALRUN_RETURN_IF_ERROR(f.Int("questions", &p->questions));
-    if (f.Has("questions") && p->questions < 1) return f.Error("questions", "expected an integer >= 1");
-  }
-  if (accepts("prompts")) {
-    EVALRUN_RETURN_IF_ERROR(f.Int("prompts", &p->questions));
-    if (f.Has("prompts") && p->questions < 1) return f.Error("prompts", "expected an integer >= 1");
-  }
-  if (accepts("max_tokens")) {
-    EVALRUN_RETURN_IF_ERROR(f.Int("max_tokens", &p->max_tokens));
-    if (f.Has("max_tokens") && p->max_tokens < 1) return f.Error("max_tokens", "expected an integer >= 1");
-  }
+  if (accepts("questions")) EVALRUN_RETURN_IF_ERROR(f.IntIn("questions", 1, JsonFields::kNoLimit, &p->questions));
+  if (accepts("prompts")) EVALRUN_RETURN_IF_ERROR(f.IntIn("prompts", 1, JsonFields::kNoLimit, &p->questions));
+  if (accepts("max_tokens")) EVALRUN_RETURN_IF_ERROR(f.IntIn("max_tokens", 1, JsonFields::kNoLimit, &p->max_tokens));
   if (accepts("prompt")) EVALRUN_RETURN_IF_ERROR(f.Enum("prompt", spec->prompts, &p->prompt));
   if (accepts("extract")) EVALRUN_RETURN_IF_ERROR(f.Enum("extract", spec->extracts, &p->extract));
   if (accepts("seed") && f.Has("seed")) {
     int64_t seed = 0;
-    EVALRUN_RETURN_IF_ERROR(f.Int("seed", &seed));
+    EVALRUN_RETURN_IF_ERROR(f.IntIn("seed", 0, JsonFields::kNoLimit, &seed));
     p->seed = seed;
   }
   if (accepts("split")) EVALRUN_RETURN_IF_ERROR(f.Enum("split", {"test", "validation"}, &p->split));
-  if (accepts("lengths")) {
-    EVALRUN_RETURN_IF_ERROR(f.IntList("lengths", &p->lengths));
-    for (auto l : p->lengths)
-      if (l < 256) return f.Error("lengths", "each length must be >= 256 tokens, got " + std::to_string(l));
-  }
-  if (accepts("tasks")) EVALRUN_RETURN_IF_ERROR(f.StringList("tasks", &p->tasks));
-  if (accepts("samples_per_task") && f.Has("samples_per_task")) {
-    const nlohmann::json& v = obj["samples_per_task"];
-    if (v.is_object()) {
-      f.Allow({"samples_per_task"});
-      for (auto it = v.begin(); it != v.end(); ++it) {
-        if (!it->is_number_integer() || it->get<int64_t>() < 1)
-          return f.Error("samples_per_task." + it.key(), "expected an integer >= 1, got " + DescribeJsonValue(*it));
-        p->task_samples[it.key()] = it->get<int>();
-      }
-    } else {
-      EVALRUN_RETURN_IF_ERROR(f.Int("samples_per_task", &p->samples_per_task));
-      if (p->samples_per_task < 1) return f.Error("samples_per_task", "expected an integer >= 1 or an object {task: count}");
-    }
-  }
-  if (accepts("task_max_tokens") && f.Has("task_max_tokens")) {
-    const nlohmann::json* m = nullptr;
-    EVALRUN_RETURN_IF_ERROR(f.Object("task_max_tokens", &m));
-    for (auto it = m->begin(); it != m->end(); ++it) {
-      if (!it->is_number_integer() || it->get<int64_t>() < 1)
-        return f.Error("task_max_tokens." + it.key(), "expected an integer >= 1, got " + DescribeJsonValue(*it));
-      p->task_max_tokens[it.key()] = it->get<int>();
-    }
-  }
-  if (accepts("allow_estimated_tokens"))
-    EVALRUN_RETURN_IF_ERROR(f.Bool("allow_estimated_tokens", &p->allow_estimated_tokens));
-  if (accepts("over_context")) EVALRUN_RETURN_IF_ERROR(f.Enum("over_context", {"fail", "skip"}, &p->over_context));
-  if (accepts("contexts")) EVALRUN_RETURN_IF_ERROR(f.IntList("contexts", &p->contexts));
-  if (accepts("fill")) {
-    EVALRUN_RETURN_IF_ERROR(f.Double("fill", &p->fill));
-    if (p->fill <= 0 || p->fill > 1) return f.Error("fill", "expected a number in (0, 1]");
-  }
+  if (name == "ruler") EVALRUN_RETURN_IF_ERROR(ParseRulerFields(f, obj, p));
+  if (accepts("contexts")) EVALRUN_RETURN_IF_ERROR(SizeList(f, "contexts", 256, "context", &p->contexts));
+  if (accepts("fill")) EVALRUN_RETURN_IF_ERROR(f.DoubleIn("fill", 0, 1, &p->fill, true));
   return f.Finish();
 }
 
@@ -232,7 +259,7 @@ const PartConfig* Card::FindPart(const std::string& part) const {
 
 Status ParseCard(std::string_view text, const std::string& source, Card* card) {
   nlohmann::json doc;
-  EVALRUN_RETURN_IF_ERROR(ParseJsonText(text, source, &doc));
+  EVALRUN_RETURN_IF_ERROR(ParseJsonText(text, source, &doc, DuplicateKeys::kError));
   EVALRUN_RETURN_IF_ERROR(JsonFields::RequireObject(doc, source, ""));
   card->text = std::string(text);
   card->sha256 = Sha256Hex(text);
@@ -257,8 +284,7 @@ Status ParseCard(std::string_view text, const std::string& source, Card* card) {
   EVALRUN_RETURN_IF_ERROR(f.Object("sampling", &obj));
   if (obj) EVALRUN_RETURN_IF_ERROR(ParseSampling(*obj, source, &card->sampling));
   EVALRUN_RETURN_IF_ERROR(f.Bool("thinking", &card->thinking));
-  EVALRUN_RETURN_IF_ERROR(f.Int("max_failed", &card->max_failed));
-  if (card->max_failed < 0) return f.Error("max_failed", "expected an integer >= 0");
+  EVALRUN_RETURN_IF_ERROR(f.IntIn("max_failed", 0, JsonFields::kNoLimit, &card->max_failed));
   EVALRUN_RETURN_IF_ERROR(f.Object("load_sampling", &obj));
   if (obj) EVALRUN_RETURN_IF_ERROR(ParseLoadSampling(*obj, source, &card->load_sampling));
 

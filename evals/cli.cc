@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <thread>
 
@@ -15,6 +18,7 @@
 #include "evals/report.h"
 #include "evals/engine.h"
 #include "evals/exit_codes.h"
+#include "evals/near_miss.h"
 #include "evals/runner.h"
 #include "evals/thread_name.h"
 
@@ -73,9 +77,75 @@ std::vector<std::string> SplitComma(const std::string& s) {
   return out;
 }
 
+// Integer flags: "--limit: expected an integer >= 1, got \"abc\"" (CLI11's
+// own range check prints the double's full range).
+CLI::Validator IntegerAtLeast(long long min) {
+  return CLI::Validator(
+      [min](std::string& v) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const long long x = std::strtoll(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || errno != 0 || x < min || x > INT32_MAX)
+          return "expected an integer >= " + std::to_string(min) + ", got \"" + v + "\"";
+        return "";
+      },
+      "INT>=" + std::to_string(min));
+}
+
+CLI::Validator NumberIn(double lo, double hi, const std::string& range) {
+  return CLI::Validator(
+      [lo, hi, range](std::string& v) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const double x = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || errno != 0 || !(x >= lo && x <= hi))
+          return "expected a number in " + range + ", got \"" + v + "\"";
+        return "";
+      },
+      range);
+}
+
+// Every long option name of `app` ("--parts"), for near misses.
+std::vector<std::string> LongOptions(const CLI::App* app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app->get_options())
+    for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+  return names;
+}
+
+// An argument nobody took: "unknown option --prats (did you mean --parts?)",
+// suggested from the options of the command that was being parsed.
+int ReportExtras(const CLI::App& app, const std::vector<std::string>& extras) {
+  const CLI::App* cmd = &app;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (const CLI::App* sub : cmd->get_subcommands())
+      if (sub->parsed()) {
+        cmd = sub;
+        deeper = true;
+        break;
+      }
+  }
+  const std::string prefix = cmd == &app ? std::string("evalrun") : "evalrun " + cmd->get_name();
+  for (const std::string& a : extras) {
+    if (a.rfind("-", 0) != 0) continue;
+    const std::string flag = a.substr(0, a.find('='));
+    std::string near = NearestName(flag, LongOptions(cmd));
+    std::fprintf(stderr, "%s: unknown option %s%s\nRun with --help for more information.\n", prefix.c_str(),
+                 flag.c_str(), near.empty() ? "" : (" (did you mean " + near + "?)").c_str());
+    return kExitBadInput;
+  }
+  std::string list;
+  for (const std::string& a : extras) list += (list.empty() ? "" : " ") + a;
+  std::fprintf(stderr, "%s: unexpected argument%s: %s\nRun with --help for more information.\n", prefix.c_str(),
+               extras.size() > 1 ? "s" : "", list.c_str());
+  return kExitBadInput;
+}
+
 constexpr const char* kRunExamples = R"(
 Examples:
   evalrun --card cards/local.json
+  evalrun run --card cards/local.json                # the same: "run" names the default command
   evalrun --card cards/clover-q4_0.json --parts ruler
   evalrun --card cards/local.json --parts mmlupro --limit 20 --job smoke
   evalrun --card cards/local.json --job smoke        # continues job "smoke"
@@ -154,8 +224,8 @@ int RunCli(int argc, char** argv) {
   app.add_option("--job", run.job, "job name (default: <card name>-<UTC time>); an existing job is resumed");
   app.add_option("--out", run.out_dir, "output folder (default: runs)");
   app.add_option("--data-dir", run.data_dir, "dataset folder (default: $EVALRUN_DATA, else ~/.local/share/evalrun)");
-  app.add_option("--base-url", run.base_url, "override the card's server.base_url");
-  app.add_option("--limit", run.limit, "at most N questions per part (a smoke run)")->check(CLI::PositiveNumber);
+  app.add_option("--base-url", run.base_url, "override the card's server.base_url (checked as the card's is)");
+  app.add_option("--limit", run.limit, "at most N questions per part (a smoke run)")->check(IntegerAtLeast(1));
   app.add_flag("--force-resume", run.force_resume, "resume a job even though its card, data or server changed");
 
   ScoreOptions score;
@@ -180,10 +250,10 @@ int RunCli(int argc, char** argv) {
   cm->add_option("run_b", cmp.run_b, "the run checked against it")->required();
   cm->add_option("--parts", cmp_parts, "comma-separated parts to compare (default: every part both runs have)");
   cm->add_option("--alpha", cmp.alpha, "significance level of McNemar's test (default 0.05)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(NumberIn(0.0, 1.0, "[0, 1]"));
   cm->add_option("--min-delta", cmp.min_delta,
                  "smallest drop, in percentage points, that counts as a regression (default 0)")
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(NumberIn(0.0, 100.0, "[0, 100]"));
   cm->add_flag("--json", cmp.json, "print JSON (schema evalrun.compare/1, docs/results-schema.md) instead of Markdown");
 
   ReportOptions rep;
@@ -192,7 +262,7 @@ int RunCli(int argc, char** argv) {
   rp->add_option("run", rep.run_dir, "the run folder (runs/<job>)")->required();
   rp->add_option("--max-text", rep.max_text_chars,
                  "bytes of each response kept in the page's sample browser (default 4000)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerAtLeast(0));
 
   FetchOptions fetch;
   ListOptions list;
@@ -212,9 +282,21 @@ int RunCli(int argc, char** argv) {
   CLI::App* dlist = ds->add_subcommand("list", "show every dataset file: ok, missing, corrupt or partial, and its size");
   dlist->add_option("--data-dir", list.data_dir, "dataset folder (default: as for fetch)");
 
+  // "evalrun run ..." names the default command explicitly.
+  std::vector<const char*> args(argv, argv + argc);
+  if (args.size() > 1 && std::string(args[1]) == "run") args.erase(args.begin() + 1);
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0) {
+      // An unknown option first: a typo often also leaves a required one
+      // missing ("--prat ifeval" for "--part ifeval").
+      const std::vector<std::string> extras = app.remaining(true);
+      bool unknown_option = false;
+      for (const std::string& a : extras) unknown_option |= a.rfind("-", 0) == 0;
+      if (unknown_option || (!extras.empty() && dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr))
+        return ReportExtras(app, extras);
+    }
     int code = app.exit(e);
     return code == 0 ? kExitOk : kExitBadInput;
   }

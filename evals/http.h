@@ -18,6 +18,10 @@ struct HttpResponse {
   int status = 0;         // HTTP status; 0 when no response came (see error)
   std::string body;
   std::string error;      // transport failure ("connection refused", "read timeout"); empty otherwise
+  // HttpGetUrl: no connection could be made at all (the host name did not
+  // resolve, or connecting was refused, unreachable or timed out): nothing
+  // was sent, and trying again at once will not help.
+  bool not_connected = false;
   bool transport_ok() const { return status > 0; }
 };
 
@@ -86,8 +90,9 @@ using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 // GETs `url` and returns the final answer after redirects: its status and
 // body whatever the status (an error page is a result, not a failure), or
 // status 0 with `error` set when no answer came (connection, TLS, timeout,
-// too many redirects, bad URL). `timeout_s` bounds each read, not the whole
-// transfer.
+// too many redirects, bad URL; `not_connected` when no connection could be
+// made, and then `error` says whether the name did not resolve).
+// `timeout_s` bounds each read, not the whole transfer.
 HttpResponse HttpGetUrl(const std::string& url, const HttpHeaders& headers,
                         const std::string& bearer_token, double timeout_s);
 
@@ -99,6 +104,7 @@ struct HttpDownloadInfo {
   int64_t file_size = 0;     // size of dest_path afterwards
   int64_t total = -1;        // full size when the server said it, else -1
   std::string final_url;     // after redirects
+  bool not_connected = false;  // as HttpResponse::not_connected (the status is then Unavailable)
 };
 
 // Called as bytes arrive: `got` counts the whole file (resumed prefix

@@ -10,6 +10,7 @@
 #endif
 #include <httplib.h>
 
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -168,6 +169,24 @@ std::string DescribeError(httplib::Error e) {
   }
 }
 
+// Why no connection to `u` could be made: the name does not resolve, or it
+// does and connecting failed.
+std::string DescribeNoConnection(const HttpUrl& u, httplib::Error e) {
+  struct addrinfo hints = {};
+  hints.ai_socktype = SOCK_STREAM;
+  struct addrinfo* res = nullptr;
+  const int rc = ::getaddrinfo(u.host.c_str(), nullptr, &hints, &res);
+  if (res != nullptr) ::freeaddrinfo(res);
+  if (rc != 0)
+    return "cannot resolve host name " + u.host + " (" + ::gai_strerror(rc) + "; no network, or no DNS?)";
+  return "cannot connect to " + u.host + ":" + std::to_string(u.port) +
+         (e == httplib::Error::ConnectionTimeout ? " (connection timeout)" : " (connection refused or host unreachable)");
+}
+
+bool IsNoConnection(httplib::Error e) {
+  return e == httplib::Error::Connection || e == httplib::Error::ConnectionTimeout;
+}
+
 bool IsRedirect(int status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
@@ -176,13 +195,15 @@ bool IsRedirect(int status) {
 // answer's status and headers and may refuse it (return false: the transfer
 // stops, *refused is set); `on_data` gets its body and may stop it the same
 // way. Returns "" when an answer came (whatever its status), else what went
-// wrong. *status / *final_url describe the last hop.
+// wrong; *not_connected when no connection could be made. *status /
+// *final_url describe the last hop.
 std::string GetFollowing(const std::string& url, const httplib::Headers& base_headers,
                          const std::string& bearer_token, double read_timeout_s,
                          const std::function<bool(const httplib::Response&)>& on_response,
                          const std::function<bool(const char*, size_t)>& on_data, int* status,
-                         std::string* final_url, bool* refused) {
+                         std::string* final_url, bool* refused, bool* not_connected) {
   HttpUrl first;
+  *not_connected = false;
   if (!ParseHttpUrl(url, &first)) return "not an http(s) URL";
   HttpUrl cur = first;
   *refused = false;
@@ -233,6 +254,10 @@ std::string GetFollowing(const std::string& url, const httplib::Headers& base_he
       continue;
     }
     if (*refused) return "";
+    if (!result && IsNoConnection(result.error())) {
+      *not_connected = true;
+      return DescribeNoConnection(cur, result.error());
+    }
     if (!result) return DescribeError(result.error());
     return "";
   }
@@ -341,7 +366,7 @@ HttpResponse HttpGetUrl(const std::string& url, const HttpHeaders& headers,
         out.body.append(d, n);
         return true;
       },
-      &out.status, &final_url, &refused);
+      &out.status, &final_url, &refused, &out.not_connected);
   if (!err.empty()) {
     out.status = 0;
     out.body.clear();
@@ -415,7 +440,7 @@ Status HttpDownload(const std::string& url, const std::string& dest_path, int64_
     };
     bool refused = false;
     std::string err = GetFollowing(url, headers, bearer_token, kDownloadReadTimeoutS, on_response,
-                                   on_data, &info->status, &info->final_url, &refused);
+                                   on_data, &info->status, &info->final_url, &refused, &info->not_connected);
     if (f != nullptr && std::fclose(f) != 0 && io_error.empty())
       io_error = dest_path + ": write failed: " + std::strerror(errno);
     info->file_size = std::max<int64_t>(FileSize(dest_path), 0);

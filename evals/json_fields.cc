@@ -8,9 +8,79 @@
 
 namespace evalrun {
 
-Status ParseJsonText(std::string_view text, const std::string& source, nlohmann::json* out) {
+namespace {
+
+// Watches the parser's events for a key given twice in one object and keeps
+// the JSON path of the first such key ("server.name", "parts.ruler.tasks").
+class DuplicateKeyWatch {
+ public:
+  bool OnEvent(nlohmann::json::parse_event_t event, const nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+      case E::array_start:
+        CountArrayElement();
+        frames_.push_back({event == E::object_start, {}, {}, -1});
+        break;
+      case E::object_end:
+      case E::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        break;
+      case E::key:
+        if (!frames_.empty() && parsed.is_string()) {
+          Frame& f = frames_.back();
+          f.key = parsed.get<std::string>();
+          if (!f.keys.insert(f.key).second && first_.empty()) first_ = Path();
+        }
+        break;
+      case E::value:
+        CountArrayElement();
+        break;
+    }
+    return true;
+  }
+  // "" when no key was repeated.
+  const std::string& first_duplicate() const { return first_; }
+
+ private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;
+    std::string key;  // objects: the key being read
+    int index;        // arrays: the element being read
+  };
+  void CountArrayElement() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+  }
+  std::string Path() const {
+    std::string p;
+    for (const Frame& f : frames_) {
+      if (f.object) p += (p.empty() ? "" : ".") + f.key;
+      else p += "[" + std::to_string(f.index) + "]";
+    }
+    return p;
+  }
+  std::vector<Frame> frames_;
+  std::string first_;
+};
+
+}  // namespace
+
+Status ParseJsonText(std::string_view text, const std::string& source, nlohmann::json* out,
+                     DuplicateKeys duplicates) {
   try {
-    *out = nlohmann::json::parse(text.begin(), text.end());
+    if (duplicates == DuplicateKeys::kError) {
+      DuplicateKeyWatch watch;
+      *out = nlohmann::json::parse(text.begin(), text.end(),
+                                   [&watch](int, nlohmann::json::parse_event_t e, nlohmann::json& parsed) {
+                                     return watch.OnEvent(e, parsed);
+                                   });
+      if (!watch.first_duplicate().empty())
+        return Status::InvalidInput(source + ": " + watch.first_duplicate() +
+                                    ": duplicate key (given twice in one object; JSON would keep only the last)");
+    } else {
+      *out = nlohmann::json::parse(text.begin(), text.end());
+    }
     return Status::Ok();
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is 1-based position of the failing byte.
@@ -52,6 +122,27 @@ std::string DescribeJsonValue(const nlohmann::json& v) {
   else if (v.is_null()) s = "null";
   else s = v.dump();
   if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+std::string DescribeIntRange(int64_t min, int64_t max) {
+  if (max == JsonFields::kNoLimit) return "an integer >= " + std::to_string(min);
+  return "an integer " + std::to_string(min) + ".." + std::to_string(max);
+}
+
+namespace {
+
+std::string NumberText(double v) {
+  nlohmann::json j = v;
+  if (v == std::floor(v) && std::fabs(v) < 1e15) j = static_cast<int64_t>(v);
+  return j.dump();
+}
+
+}  // namespace
+
+std::string DescribeNumberRange(double min, double max, bool min_exclusive) {
+  std::string s = std::string("a number ") + (min_exclusive ? "> " : ">= ") + NumberText(min);
+  if (max < static_cast<double>(JsonFields::kNoLimit)) s += " and <= " + NumberText(max);
   return s;
 }
 
@@ -112,6 +203,34 @@ Status JsonFields::Int(const std::string& key, int* out, bool required) {
   EVALRUN_RETURN_IF_ERROR(Int(key, &v, required));
   if (v < INT32_MIN || v > INT32_MAX) return Error(key, "integer out of range: " + std::to_string(v));
   *out = static_cast<int>(v);
+  return Status::Ok();
+}
+
+Status JsonFields::IntIn(const std::string& key, int64_t min, int64_t max, int64_t* out, bool required) {
+  int64_t v = *out;
+  EVALRUN_RETURN_IF_ERROR(Int(key, &v, required));
+  if (!Has(key)) return Status::Ok();
+  if (v < min || v > max) return Error(key, "expected " + DescribeIntRange(min, max) + ", got " + std::to_string(v));
+  *out = v;
+  return Status::Ok();
+}
+
+Status JsonFields::IntIn(const std::string& key, int64_t min, int64_t max, int* out, bool required) {
+  int64_t v = *out;
+  EVALRUN_RETURN_IF_ERROR(IntIn(key, min, max, &v, required));
+  if (v < INT32_MIN || v > INT32_MAX) return Error(key, "integer out of range: " + std::to_string(v));
+  *out = static_cast<int>(v);
+  return Status::Ok();
+}
+
+Status JsonFields::DoubleIn(const std::string& key, double min, double max, double* out, bool min_exclusive) {
+  double v = *out;
+  EVALRUN_RETURN_IF_ERROR(Double(key, &v));
+  if (!Has(key)) return Status::Ok();
+  if ((min_exclusive ? v <= min : v < min) || v > max || !std::isfinite(v))
+    return Error(key, "expected " + DescribeNumberRange(min, max, min_exclusive) + ", got " +
+                          DescribeJsonValue(obj_.at(key)));
+  *out = v;
   return Status::Ok();
 }
 

@@ -22,15 +22,28 @@
 
 namespace evalrun {
 
+// What ParseJsonText does with a key given twice in one object.
+enum class DuplicateKeys {
+  kLastWins,  // JSON's usual reading (run folders, manifests)
+  kError,     // a person's input (cards): InvalidInput naming the key's path
+};
+
 // Parses `text` as JSON; on a syntax error the Status gives `source`, the
-// line and the column.
-Status ParseJsonText(std::string_view text, const std::string& source, nlohmann::json* out);
+// line and the column. With DuplicateKeys::kError a repeated key is
+// "source: server.name: duplicate key ...".
+Status ParseJsonText(std::string_view text, const std::string& source, nlohmann::json* out,
+                     DuplicateKeys duplicates = DuplicateKeys::kLastWins);
 
 // Reads the whole file into *out. NotFound / IoError name the path.
 Status ReadFileToString(const std::string& path, std::string* out);
 
 // "1k" -> "\"1k\"", 12 -> "12", objects abbreviated; for messages.
 std::string DescribeJsonValue(const nlohmann::json& v);
+
+// "an integer >= 1", "an integer 0..20", "a number > 0 and <= 600": the
+// words after "expected" in a range error.
+std::string DescribeIntRange(int64_t min, int64_t max);
+std::string DescribeNumberRange(double min, double max, bool min_exclusive);
 
 // Walks one JSON object. Each getter records the key as known; Finish()
 // reports the first unknown key, with "did you mean" for near misses.
@@ -55,6 +68,14 @@ class JsonFields {
   Status String(const std::string& key, std::string* out, bool required = false);
   Status StringList(const std::string& key, std::vector<std::string>* out, bool required = false);
   Status IntList(const std::string& key, std::vector<int64_t>* out, bool required = false);
+  // As Int / Double, and the value must lie within [min, max] (with
+  // `min_exclusive`, above min): "expected an integer >= 1, got 0",
+  // "expected a number > 0 and <= 604800, got -5". kNoLimit: no upper bound
+  // in the message.
+  static constexpr int64_t kNoLimit = INT64_MAX;
+  Status IntIn(const std::string& key, int64_t min, int64_t max, int64_t* out, bool required = false);
+  Status IntIn(const std::string& key, int64_t min, int64_t max, int* out, bool required = false);
+  Status DoubleIn(const std::string& key, double min, double max, double* out, bool min_exclusive = false);
   // One of `allowed` (a string enum), with a near-miss hint.
   Status Enum(const std::string& key, const std::vector<std::string>& allowed, std::string* out,
               bool required = false);
@@ -62,7 +83,9 @@ class JsonFields {
   Status Raw(const std::string& key, nlohmann::json* out, bool required = false);
   // A nested object: *out points into the document; `*present` false when absent.
   Status Object(const std::string& key, const nlohmann::json** out, bool required = false);
-  // Marks keys as known without reading them (read by someone else).
+  // Marks keys as known without reading them (read by someone else, or
+  // read only when present): they are then also the near misses Finish()
+  // suggests.
   void Allow(const std::vector<std::string>& keys);
 
   Status Finish() const;

@@ -121,17 +121,27 @@ Status LoadSampleFile(const std::string& path, SampleFileContents* out) {
     auto j = nlohmann::json::parse(text.substr(start, last_nl - start), nullptr, false);
     if (j.is_discarded()) keep = start;
   }
+  // Every other line is checked before the file is touched: a bad one is
+  // not a crash's doing (appends tear only the last line).
+  st = ParseJsonl(std::string_view(text).substr(0, keep), path, [&](int line, const nlohmann::json& j) {
+    if (!j.is_object() || !j.contains("id") || !j["id"].is_string())
+      return Status::InvalidInput(path + ":" + std::to_string(line) +
+                                  ": expected a JSON object with a string \"id\" (an answer line)");
+    out->lines.push_back(j);
+    return Status::Ok();
+  });
+  if (!st.ok()) {
+    out->lines.clear();
+    return Status::InvalidInput(st.message() + "; only the last line can be torn by a crash, this one is "
+                                "damaged: repair or delete that line, or start another --job");
+  }
   if (keep < text.size()) {
     out->dropped_torn_tail = true;
     out->torn_tail = text.substr(keep, 200);
     if (::truncate(path.c_str(), static_cast<off_t>(keep)) != 0)
       return Status::IoError(path + ": cannot cut off the torn last line: " + Errno());
-    text.resize(keep);
   }
-  return ParseJsonl(text, path, [&](int, const nlohmann::json& j) {
-    out->lines.push_back(j);
-    return Status::Ok();
-  });
+  return Status::Ok();
 }
 
 }  // namespace evalrun

@@ -61,8 +61,9 @@ struct SampleFileContents {
 
 // Reads a samples.jsonl. A last line that is not complete (no newline, or
 // not valid JSON: a crash in the middle of a write) is cut off the file so
-// it is asked again; any other bad line is an error naming path:line.
-// A missing file yields no lines.
+// it is asked again; any other line that is not a JSON object with a string
+// "id" is an InvalidInput naming path:line, and then the file is left as it
+// was. A missing file yields no lines.
 Status LoadSampleFile(const std::string& path, SampleFileContents* out);
 
 }  // namespace evalrun

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "datasets/manifest.h"
+#include "evals/base_url.h"
 #include "evals/busy_sampler.h"
 #include "evals/card.h"
 #include "evals/engine.h"
@@ -21,6 +22,8 @@
 #include "evals/gpu_reader.h"
 #include "evals/proc_source.h"
 #include "evals/client.h"
+#include "evals/job_dir.h"
+#include "evals/json_diff.h"
 #include "evals/jsonl.h"
 #include "evals/json_fields.h"
 #include "evals/near_miss.h"
@@ -81,7 +84,8 @@ int Fail(FILE* err, const Status& st, int code) {
 
 // Resolves the parts asked for against the card. Unknown names and names the
 // card lacks are bad input; parts not built yet are noted and left out.
-Status ResolveParts(const Card& card, const std::vector<std::string>& asked,
+// `flag` names the option the names came from ("--parts", "--part").
+Status ResolveParts(const Card& card, const std::vector<std::string>& asked, const std::string& flag,
                     std::vector<PartRun>* runs, std::vector<std::string>* notes, bool* run_fit) {
   std::vector<std::string> names;
   if (asked.empty()) {
@@ -90,9 +94,9 @@ Status ResolveParts(const Card& card, const std::vector<std::string>& asked,
   } else {
     for (const auto& n : asked) {
       if (std::find(KnownPartNames().begin(), KnownPartNames().end(), n) == KnownPartNames().end())
-        return Status::InvalidInput("--parts: unknown part \"" + n + "\"" + DidYouMean(n, KnownPartNames()));
+        return Status::InvalidInput(flag + ": unknown part \"" + n + "\"" + DidYouMean(n, KnownPartNames()));
       if (!card.FindPart(n))
-        return Status::InvalidInput("--parts: part \"" + n + "\" is not in the card " + card.path +
+        return Status::InvalidInput(flag + ": part \"" + n + "\" is not in the card " + card.path +
                                     " (add parts." + n + " to it)");
       names.push_back(n);
     }
@@ -283,13 +287,13 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
   Status st = LoadCard(opts.card_path, &card);
   if (!st.ok()) return Fail(err, st, kExitBadInput);
   if (!opts.base_url.empty()) {
-    card.server.base_url = opts.base_url;
-    while (!card.server.base_url.empty() && card.server.base_url.back() == '/') card.server.base_url.pop_back();
+    st = CheckBaseUrl(opts.base_url, &card.server.base_url);
+    if (!st.ok()) return Fail(err, st.Prefixed("--base-url"), kExitBadInput);
   }
   std::vector<PartRun> runs;
   std::vector<std::string> notes;
   bool run_fit = false;
-  st = ResolveParts(card, opts.parts, &runs, &notes, &run_fit);
+  st = ResolveParts(card, opts.parts, "--parts", &runs, &notes, &run_fit);
   if (!st.ok()) return Fail(err, st, kExitBadInput);
   for (const auto& n : notes) std::fprintf(err, "evalrun: note: %s\n", n.c_str());
   const bool managed = !card.server.command.empty();
@@ -299,19 +303,17 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
                 kExitBadInput);
 
   const std::string data_dir = opts.data_dir.empty() ? DefaultDataDir() : opts.data_dir;
-  const std::string job = opts.job.empty() ? DefaultJobName(card.name) : opts.job;
-  if (job.find('/') != std::string::npos || job == "." || job == "..")
-    return Fail(err, Status::InvalidInput("--job: a job name may not contain '/'"), kExitBadInput);
-  const std::string job_dir = opts.out_dir + "/" + job;
+  // The job folder, locked for this process (evals/job_dir.h); removed
+  // again on a failure before run.json is written.
+  JobDir claimed;
+  st = claimed.Open(opts.out_dir, opts.job, DefaultJobName(card.name));
+  if (!st.ok()) return Fail(err, st, kExitBadInput);
+  const std::string job = claimed.job();
+  const std::string job_dir = claimed.path();
 
   // Resume or new: an existing job is continued, never overwritten.
   std::string old_run_text;
   const bool resuming = ReadFileToString(job_dir + "/run.json", &old_run_text).ok();
-  if (!resuming && fs::exists(job_dir) && !fs::is_empty(job_dir))
-    return Fail(err, Status::InvalidInput(job_dir + ": exists and is not an evalrun job (no run.json); "
-                                          "choose another --job or --out"), kExitBadInput);
-  st = MakeDirs(job_dir);
-  if (!st.ok()) return Fail(err, Status::InvalidInput(st.message() + " (--out " + opts.out_dir + ")"), kExitBadInput);
   if (access(job_dir.c_str(), W_OK) != 0)
     return Fail(err, Status::InvalidInput(job_dir + ": output folder is not writable"), kExitBadInput);
 
@@ -454,13 +456,19 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     run_json = nlohmann::json::parse(old_run_text, nullptr, false);
     if (run_json.is_discarded() || !run_json.is_object())
       return Fail(err, Status::InvalidInput(job_dir + "/run.json: not valid JSON; cannot resume"), kExitBadInput);
-    if (run_json.value("run_key", nlohmann::json()) != run_key && !opts.force_resume) {
-      return Fail(err, Status::InvalidInput(
-                      job_dir + ": the job was started with another card, dataset or server build/model "
-                      "(run key differs); refusing to resume. Use another --job, or --force-resume to continue anyway"),
-                  kExitBadInput);
+    const nlohmann::json old_key = run_json.value("run_key", nlohmann::json());
+    if (old_key != run_key) {
+      std::string changes;
+      for (const auto& c : JsonChanges(old_key, run_key)) changes += "\n  " + c;
+      if (!opts.force_resume)
+        return Fail(err, Status::InvalidInput(
+                        job_dir + ": the job was started with another card, dataset or server build/model "
+                        "(run key differs: old -> new):" + changes + "\nrefusing to resume. Use another --job, "
+                        "or --force-resume to continue anyway"),
+                    kExitBadInput);
+      std::fprintf(err, "evalrun: warning: resuming although the run key differs (--force-resume):%s\n",
+                   changes.c_str());
     }
-    std::fprintf(err, "evalrun: resuming job %s\n", job.c_str());
   } else {
     run_json["card"] = nlohmann::json::parse(card.text, nullptr, false);
     run_json["card_path"] = card.path;
@@ -478,6 +486,28 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     st = WriteFileAtomically(job_dir + "/run.json", run_json.dump(2) + "\n");
     if (!st.ok()) return Fail(err, st, kExitBadInput);
   }
+  claimed.Keep();
+
+  // What is already answered, every part read (and checked) before any
+  // request; a torn last line is cut off and asked again.
+  std::vector<SampleFileContents> existing_by_part(runs.size());
+  std::string done_summary;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    PartRun& r = runs[k];
+    st = LoadSampleFile(r.dir + "/samples.jsonl", &existing_by_part[k]);
+    if (!st.ok()) return Fail(err, st, kExitBadInput);
+    if (existing_by_part[k].dropped_torn_tail)
+      std::fprintf(err, "evalrun: %s: dropped a torn last line of samples.jsonl (a crash mid-write); "
+                   "that question is asked again\n", r.name.c_str());
+    std::set<std::string> done;
+    for (const auto& l : existing_by_part[k].lines)
+      if (r.index_by_id.count(l["id"].get<std::string>())) done.insert(l["id"].get<std::string>());
+    done_summary += (k ? ", " : "") + r.name + " " + std::to_string(done.size()) + " of " +
+                    std::to_string(r.prepared.items.size());
+  }
+  if (resuming)
+    std::fprintf(err, "evalrun: resuming job %s: answered before: %s\n", job.c_str(),
+                 runs.empty() ? "(fit only)" : done_summary.c_str());
 
   NoiseLog noise(card, origin, job_dir + "/load.jsonl", managed ? static_cast<int>(engine->pid()) : 0, err);
   std::function<bool()> pause;
@@ -506,12 +536,7 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     if (cancel->cancelled()) break;
     st = MakeDirs(r.dir);
     if (!st.ok()) return Fail(err, st, kExitBadInput);
-    SampleFileContents existing;
-    st = LoadSampleFile(r.dir + "/samples.jsonl", &existing);
-    if (!st.ok()) return Fail(err, st, kExitBadInput);
-    if (existing.dropped_torn_tail)
-      std::fprintf(err, "evalrun: %s: dropped a torn last line of samples.jsonl (a crash mid-write); "
-                   "that question is asked again\n", r.name.c_str());
+    const SampleFileContents& existing = existing_by_part[&r - runs.data()];
     std::set<std::string> answered;
     for (const auto& l : existing.lines) answered.insert(l.value("id", std::string()));
 
@@ -717,7 +742,7 @@ int ScoreJob(const ScoreOptions& opts, FILE* out, FILE* err) {
   if (!st.ok()) return Fail(err, st, kExitBadInput);
   std::vector<PartRun> runs;
   std::vector<std::string> notes;
-  st = ResolveParts(card, {opts.part}, &runs, &notes, nullptr);
+  st = ResolveParts(card, {opts.part}, "--part", &runs, &notes, nullptr);
   if (!st.ok()) return Fail(err, st, kExitBadInput);
   PartRun& r = runs[0];
   if (r.part->NeedsTokenizer())
@@ -741,6 +766,18 @@ int ScoreJob(const ScoreOptions& opts, FILE* out, FILE* err) {
     std::string where = opts.responses_path + ":" + std::to_string(line);
     if (!j.is_object()) return Status::InvalidInput(where + ": expected a JSON object");
     int idx = r.part->FindItem(j, r.prepared, r.index_by_id);
+    if (idx < 0 && r.name == "ifeval" && !j.contains("id") && !j.contains("key") && j.contains("prompt")) {
+      // Matched by prompt text (the official IFEval format): a prompt
+      // worded otherwise comes from another revision of the dataset.
+      const std::string input = opts.input_path.empty() ? ctx.data_dir + "/" + JsonText(JsonAt(r.prepared.info,
+                                                                                              {"dataset", "file"}))
+                                                        : opts.input_path;
+      return Status::InvalidInput(
+          where + ": no prompt of " + input + " has this line's prompt text (lines without an id are matched by "
+          "exact prompt text, as the official evaluation_lib does), so the responses were made from another "
+          "revision of the dataset: pass that revision's file with --input FILE (for upstream's GPT-4 responses "
+          "of 2023-11-07: instruction_following_eval/data/input_data_gpt4_20231107_145030.jsonl)");
+    }
     if (idx < 0)
       return Status::InvalidInput(where + ": no question of part " + r.name + " matches this line (id " +
                                   (j.contains("id") ? j["id"].dump() : std::string("missing")) + ")");

@@ -74,7 +74,8 @@ TEST(CardTest, MissingRequiredFields) {
 
 TEST(CardTest, BadValues) {
   EXPECT_EQ(Err(R"({"name": "t", "server": {"base_url": "h:80"}, "parts": {"gpqa": {}}})"),
-            "cards/x.json: server.base_url: expected an http:// or https:// URL, got \"h:80\"");
+            "cards/x.json: server.base_url: expected an http:// or https:// URL, got \"h:80\" "
+            "(did you mean \"http://h:80\"?)");
   EXPECT_EQ(Err(R"({"name": "t", "server": {"base_url": "http://h/v1", "slots": 0}, "parts": {"gpqa": {}}})"),
             "cards/x.json: server.slots: expected a positive integer or \"auto\", got 0");
   EXPECT_EQ(Err(R"({"name": "t", "server": {"base_url": "http://h/v1"}, "parts": {"gpqa": {"extract": "firstletter"}}})"),
@@ -84,6 +85,145 @@ TEST(CardTest, BadValues) {
             "cards/x.json: thinking: expected true or false, got \"no\"");
   EXPECT_EQ(Err(R"({"name": "t", "server": {"base_url": "http://h/v1"}, "parts": {"ruler": {"lengths": [8192, "32k"]}}})"),
             "cards/x.json: parts.ruler.lengths[1]: expected an integer, got \"32k\"");
+}
+
+// A card around one server field and one part (JSON members, no braces).
+std::string CardWith(const std::string& server_extra, const std::string& parts = R"("gpqa": {})",
+                     const std::string& top_extra = "") {
+  return R"({"name": "t", "server": {"base_url": "http://h:8080/v1")" + server_extra + "}" + top_extra +
+         R"(, "parts": {)" + parts + "}}";
+}
+
+// Numbers that parse but mean nothing are refused, naming the field and the
+// range (issue 17: a negative timeout was waited for "up to -5 s").
+TEST(CardTest, MeaninglessNumbersAreRefused) {
+  struct Case {
+    std::string card, want;
+  };
+  const std::vector<Case> cases = {
+      {CardWith(R"(, "ready_timeout_s": -5)"), "server.ready_timeout_s: expected a number > 0 and <= 604800, got -5"},
+      {CardWith(R"(, "ready_timeout_s": 0)"), "server.ready_timeout_s: expected a number > 0"},
+      {CardWith(R"(, "request_timeout_base_s": -1)"), "server.request_timeout_base_s: expected a number >= 0"},
+      {CardWith(R"(, "connect_timeout_s": 0)"), "server.connect_timeout_s: expected a number > 0 and <= 3600, got 0"},
+      {CardWith(R"(, "stop_grace_s": -1)"), "server.stop_grace_s: expected a number >= 0 and <= 3600, got -1"},
+      {CardWith(R"(, "min_decode_tps": 0)"), "server.min_decode_tps: expected a number > 0"},
+      {CardWith(R"(, "retries": 25)"), "server.retries: expected an integer 0..20, got 25"},
+      {CardWith(R"(, "context": 0)"), "server.context: expected an integer 1..2147483647, got 0"},
+      {CardWith("", R"("gpqa": {})", R"(, "load_sampling": {"threshold_pct": -5})"),
+       "load_sampling.threshold_pct: expected a number > 0 and <= 100000, got -5"},
+      {CardWith("", R"("gpqa": {})", R"(, "load_sampling": {"top": -1})"),
+       "load_sampling.top: expected an integer 0..1000, got -1"},
+      {CardWith("", R"("gpqa": {})", R"(, "load_sampling": {"interval_s": 1e9})"),
+       "load_sampling.interval_s: expected a number >= 0.05 and <= 3600"},
+      {CardWith("", R"("gpqa": {})", R"(, "load_sampling": {"guard_max_wait_s": 0})"),
+       "load_sampling.guard_max_wait_s: expected a number > 0"},
+      {CardWith("", R"("gpqa": {})", R"(, "sampling": {"seed": -1})"),
+       "sampling.seed: expected an integer 0..4294967294, got -1"},
+      {CardWith("", R"("gpqa": {})", R"(, "sampling": {"top_k": -1})"), "sampling.top_k: expected an integer >= 0"},
+      {CardWith("", R"("gpqa": {})", R"(, "sampling": {"temperature": -0.5})"),
+       "sampling.temperature: expected a number >= 0 and <= 100, got -0.5"},
+      {CardWith("", R"("gpqa": {})", R"(, "max_failed": -1)"), "max_failed: expected an integer >= 0, got -1"},
+      {CardWith("", R"("gpqa": {})", R"(, "hardware": {"gpu_index": 99999999999})"),
+       "hardware.gpu_index: expected an integer 0..1023"},
+      {CardWith("", R"("gpqa": {"seed": -3})"), "parts.gpqa.seed: expected an integer >= 0, got -3"},
+      {CardWith("", R"("gpqa": {"questions": 0})"), "parts.gpqa.questions: expected an integer >= 1, got 0"},
+      {CardWith("", R"("ifeval": {"max_tokens": 3000000000})"), "parts.ifeval.max_tokens: integer out of range"},
+      {CardWith("", R"("ruler": {"lengths": []})"), "parts.ruler.lengths: expected at least one length"},
+      {CardWith("", R"("ruler": {"lengths": [4096, 4096]})"), "parts.ruler.lengths[1]: 4096 is given twice"},
+      {CardWith("", R"("ruler": {"samples_per_task": {"vt": 99999999999}})"),
+       "parts.ruler.samples_per_task.vt: expected an integer >= 1, got 99999999999"},
+      {CardWith("", R"("fit": {"contexts": [4096, -5]})"), "parts.fit.contexts[1]: each context must be 256.."},
+      {CardWith("", R"("fit": {"fill": 0})"), "parts.fit.fill: expected a number > 0 and <= 1, got 0"},
+  };
+  for (const Case& c : cases) {
+    const std::string m = Err(c.card);
+    EXPECT_EQ(m.rfind("cards/x.json: ", 0), 0u) << m;
+    EXPECT_NE(m.find(c.want), std::string::npos) << "want: " << c.want << "\ngot:  " << m;
+  }
+}
+
+TEST(CardTest, BaseUrlIsCheckedWhole) {
+  for (const auto& [url, want] : std::vector<std::pair<std::string, std::string>>{
+           {"http://127.0.0.1:99999/v1", "expected a port 1..65535 after ':', got \"99999\""},
+           {"http://127.0.0.1:/v1", "expected a port 1..65535 after ':', got \"\""},
+           {"http://127.0.0.1:80a", "expected a port 1..65535 after ':', got \"80a\""},
+           {"http://", "expected a URL with a host"},
+           {"https://:8080/v1", "expected a URL with a host"},
+           {"localhost:8080", "expected an http:// or https:// URL, got \"localhost:8080\" (did you mean "
+                              "\"http://localhost:8080\"?)"},
+           {"http://user:pw@h/v1", "expected a URL without user info"},
+           {"http://h/v1?x=1", "expected a base URL without a query or fragment"},
+           {"http://h /v1", "expected a URL without spaces"},
+       }) {
+    const std::string m = Err(R"({"name": "t", "server": {"base_url": ")" + url + R"("}, "parts": {"gpqa": {}}})");
+    EXPECT_NE(m.find("cards/x.json: server.base_url: " + want), std::string::npos) << url << ": " << m;
+  }
+  Card c;
+  ASSERT_TRUE(ParseCard(R"({"name": "t", "server": {"base_url": "http://[::1]:8080/v1/"}, "parts": {"gpqa": {}}})",
+                        "cards/x.json", &c)
+                  .ok());
+  EXPECT_EQ(c.server.Origin(), "http://[::1]:8080");
+  EXPECT_EQ(c.server.PathPrefix(), "/v1");
+}
+
+// A key given twice anywhere is an error naming it and its path (JSON
+// would silently keep the last one).
+TEST(CardTest, DuplicateKeysAreRefusedWithTheirPath) {
+  EXPECT_EQ(Err(R"({"name": "a", "name": "b", "server": {"base_url": "http://h/v1"}, "parts": {"gpqa": {}}})"),
+            "cards/x.json: name: duplicate key (given twice in one object; JSON would keep only the last)");
+  EXPECT_NE(Err(CardWith(R"(, "retries": 1, "retries": 2)")).find("cards/x.json: server.retries: duplicate key"),
+            std::string::npos);
+  EXPECT_NE(Err(CardWith("", R"("ruler": {"task_max_tokens": {"vt": 10, "vt": 20}})"))
+                .find("cards/x.json: parts.ruler.task_max_tokens.vt: duplicate key"),
+            std::string::npos);
+  EXPECT_NE(Err(CardWith("", R"("gpqa": {})", R"(, "model": {"tags": [{"a": 1}, {"b": 1, "b": 2}]})"))
+                .find("cards/x.json: model.tags[1].b: duplicate key"),
+            std::string::npos);
+  // The same key in two different objects is fine.
+  Card c;
+  EXPECT_TRUE(ParseCard(CardWith(R"(, "model": "m")", R"("gpqa": {})", R"(, "model": {"model": "m"})"), "x", &c).ok());
+}
+
+// RULER task names are checked by the card parser, with a near miss, so a
+// typo is exit 1 before any server is asked (it was exit 2 with no server).
+TEST(CardTest, RulerTaskNamesAreChecked) {
+  EXPECT_NE(Err(CardWith("", R"("ruler": {"tasks": ["vt", "niah_singel_1"]})"))
+                .find("parts.ruler.tasks[1]: unknown RULER task \"niah_singel_1\" (did you mean \"niah_single_1\"?); "
+                      "known tasks: niah_single_1, "),
+            std::string::npos);
+  EXPECT_NE(Err(CardWith("", R"("ruler": {"samples_per_task": {"cwe": 2, "fwee": 3}})"))
+                .find("parts.ruler.samples_per_task: unknown RULER task \"fwee\" (did you mean \"fwe\"?)"),
+            std::string::npos);
+  EXPECT_NE(Err(CardWith("", R"("ruler": {"task_max_tokens": {"qa1": 64}})"))
+                .find("parts.ruler.task_max_tokens: unknown RULER task \"qa1\" (did you mean \"qa_1\"?)"),
+            std::string::npos);
+  EXPECT_NE(Err(CardWith("", R"("ruler": {"tasks": ["vt", "vt"]})")).find("parts.ruler.tasks[1]: \"vt\" is given twice"),
+            std::string::npos);
+  EXPECT_NE(Err(CardWith("", R"("ruler": {"tasks": []})")).find("parts.ruler.tasks: expected at least one task"),
+            std::string::npos);
+}
+
+// Every unknown key gets a near miss from the keys its object takes, also
+// keys read only when present and plural/singular slips.
+TEST(CardTest, EveryUnknownKeyGetsANearMiss) {
+  EXPECT_NE(Err(CardWith(R"(, "slot": 4)")).find("server.slot: unknown field (did you mean \"slots\"?)"),
+            std::string::npos);
+  EXPECT_NE(Err(CardWith(R"(, "retry": 4)")).find("server.retry: unknown field (did you mean \"retries\"?)"),
+            std::string::npos);
+  EXPECT_NE(Err(CardWith("", R"("mmlupro": {"question": 4})")).find("(did you mean \"questions\"?)"),
+            std::string::npos);
+  EXPECT_NE(Err(CardWith("", R"("gpqa": {"sed": 4})")).find("parts.gpqa.sed: unknown field (did you mean \"seed\"?)"),
+            std::string::npos);
+  EXPECT_NE(Err(CardWith("", R"("ruler": {"sample_per_task": 4})"))
+                .find("(did you mean \"samples_per_task\"?)"),
+            std::string::npos);
+  // hardware is descriptive, but a near miss of the GPU selector is a typo.
+  EXPECT_NE(Err(CardWith("", R"("gpqa": {})", R"(, "hardware": {"gpu": "RTX 5060 Ti", "gpu_indx": 0})"))
+                .find("hardware.gpu_indx: unknown field (did you mean \"gpu_index\"?)"),
+            std::string::npos);
+  EXPECT_NE(Err(CardWith("", R"("gpqa": {})", R"(, "load_sampling": {"interval": 4})"))
+                .find("load_sampling.interval: unknown field (did you mean \"interval_s\"?)"),
+            std::string::npos);
 }
 
 TEST(CardTest, MalformedJsonGivesLineAndColumn) {

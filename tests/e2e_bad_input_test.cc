@@ -94,6 +94,109 @@ TEST_F(E2eBadInput, BaseUrlWithoutHost) {
   }
 }
 
+// --base-url gets the card's check (exit 1 at once; it used to wait for a
+// server at a URL that cannot work and exit 2).
+TEST_F(E2eBadInput, BaseUrlFlagIsCheckedLikeTheCardField) {
+  for (const auto& [url, want] : std::vector<std::pair<std::string, std::string>>{
+           {"localhost:8080", "--base-url: expected an http:// or https:// URL, got \"localhost:8080\" "
+                              "(did you mean \"http://localhost:8080\"?)"},
+           {"http://", "--base-url: expected a URL with a host"},
+           {"http://127.0.0.1:99999/v1", "--base-url: expected a port 1..65535 after ':', got \"99999\""},
+       }) {
+    ExpectRefused({"--card", good_card_, "--base-url", url}, {want});
+  }
+  const std::string card =
+      WriteBadCard(R"({"name": "bad", "server": {"base_url": "http://127.0.0.1:99999/v1"}, "parts": {"mmlupro": {}}})");
+  ExpectRefused({"--card", card}, {card + ": server.base_url: expected a port 1..65535 after ':', got \"99999\""});
+}
+
+// Every card field is checked before anything else: with no server at all
+// (port 1 refuses), a bad RULER task name, a meaningless number or a
+// duplicate key is exit 1 naming the file and path, not exit 2.
+TEST_F(E2eBadInput, EveryCardFieldIsCheckedBeforeAnyServer) {
+  auto card = [&](const std::string& server_extra, const std::string& parts, const std::string& top = "") {
+    return WriteBadCard(R"({"name": "bad", "server": {"base_url": "http://127.0.0.1:1/v1")" + server_extra + "}" +
+                        top + R"(, "parts": )" + parts + "}");
+  };
+  const std::string ruler_typo = card("", R"({"ruler": {"tasks": ["niah_single_1", "vtt"]}})");
+  ExpectRefused({"--card", ruler_typo},
+                {ruler_typo + ": parts.ruler.tasks[1]: unknown RULER task \"vtt\" (did you mean \"vt\"?)"});
+  const std::string count_typo = card("", R"({"ruler": {"samples_per_task": {"cwee": 2}}})");
+  ExpectRefused({"--card", count_typo},
+                {count_typo + ": parts.ruler.samples_per_task: unknown RULER task \"cwee\" (did you mean \"cwe\"?)"});
+  const std::string budget_typo = card("", R"({"ruler": {"task_max_tokens": {"fw": 20}}})");
+  ExpectRefused({"--card", budget_typo},
+                {budget_typo + ": parts.ruler.task_max_tokens: unknown RULER task \"fw\" (did you mean \"fwe\"?)"});
+  for (const auto& [extra, want] : std::vector<std::pair<std::string, std::string>>{
+           {R"(, "ready_timeout_s": -5)", "server.ready_timeout_s: expected a number > 0"},
+           {R"(, "request_timeout_base_s": -1)", "server.request_timeout_base_s: expected a number >= 0"},
+           {R"(, "connect_timeout_s": 0)", "server.connect_timeout_s: expected a number > 0"},
+           {R"(, "stop_grace_s": -1)", "server.stop_grace_s: expected a number >= 0"},
+           {R"(, "slot": 2)", "server.slot: unknown field (did you mean \"slots\"?)"},
+           {R"(, "retry": 2)", "server.retry: unknown field (did you mean \"retries\"?)"},
+       }) {
+    const std::string c = card(extra, R"({"mmlupro": {}})");
+    ExpectRefused({"--card", c}, {c + ": " + want});
+  }
+  const std::string noise = card("", R"({"mmlupro": {}})", R"(, "load_sampling": {"threshold_pct": -5, "top": -1})");
+  ExpectRefused({"--card", noise}, {noise + ": load_sampling.threshold_pct: expected a number > 0"});
+  const std::string top = card("", R"({"mmlupro": {}})", R"(, "load_sampling": {"top": -1})");
+  ExpectRefused({"--card", top}, {top + ": load_sampling.top: expected an integer 0..1000, got -1"});
+  const std::string dup = WriteBadCard(
+      R"({"name": "bad", "name": "other", "server": {"base_url": "http://127.0.0.1:1/v1"}, "parts": {"mmlupro": {}}})");
+  ExpectRefused({"--card", dup}, {dup + ": name: duplicate key"});
+}
+
+// A mistyped flag gets a near miss, for the run and for each command.
+TEST_F(E2eBadInput, MistypedFlagsGetANearMiss) {
+  ExpectRefused({"--card", good_card_, "--prats", "mmlupro"},
+                {"evalrun: unknown option --prats (did you mean --parts?)"});
+  ExpectRefused({"--card", good_card_, "--limt=3"}, {"evalrun: unknown option --limt (did you mean --limit?)"});
+  BinaryResult r = RunBinary({EvalrunBinary(), "score", "--card", good_card_, "--prat", "ifeval"}, 30);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("evalrun score: unknown option --prat (did you mean --part?)"), std::string::npos) << r.err;
+  r = RunBinary({EvalrunBinary(), "datasets", "fetch", "--mirorr", "http://127.0.0.1:1"}, 30);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unknown option --mirorr (did you mean --mirror?)"), std::string::npos) << r.err;
+}
+
+TEST_F(E2eBadInput, LimitMustBeAPositiveInteger) {
+  for (const char* v : {"0", "-3", "abc", "2.5", "99999999999"}) {
+    BinaryResult r = Run({"--card", good_card_, "--limit", v, "--job", "keep"}, 30);
+    EXPECT_EQ(r.exit_code, 1) << v;
+    EXPECT_NE(r.err.find("--limit: expected an integer >= 1, got \"" + std::string(v) + "\""), std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("0000000"), std::string::npos) << "a range of doubles: " << r.err;
+  }
+  EXPECT_EQ(server_.chat_requests(), asked_);
+  EXPECT_EQ(Snapshot(dir_ + "/runs/keep"), keep_);
+}
+
+// "run" names the default command: "evalrun run --card ..." is "evalrun --card ...".
+TEST_F(E2eBadInput, RunIsTheNameOfTheDefaultCommand) {
+  BinaryResult help = RunBinary({EvalrunBinary(), "run", "--help"}, 30);
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_NE(help.out.find("--card"), std::string::npos);
+  BinaryResult r = Run({"run", "--card", good_card_, "--job", "named"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Samples("named", "mmlupro").size(), 3u);
+  asked_ = server_.chat_requests();
+  ExpectRefused({"run", "--card", good_card_, "--parts", "gpqa"}, {"--parts: part \"gpqa\" is not in the card"});
+}
+
+// `score --part` errors name --part, not --parts.
+TEST_F(E2eBadInput, ScorePartErrorsNameThePartFlag) {
+  const std::string responses = dir_ + "/responses.jsonl";
+  WriteFile(responses, "{\"id\": 70, \"response\": \"Answer: A\"}\n");
+  BinaryResult r = RunBinary({EvalrunBinary(), "score", "--card", good_card_, "--part", "ifevl", "--responses",
+                              responses, "--out", dir_ + "/runs", "--data-dir", DatasetsDir()},
+                             30);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("evalrun: --part: unknown part \"ifevl\" (did you mean \"ifeval\"?)"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("--parts"), std::string::npos) << r.err;
+}
+
 TEST_F(E2eBadInput, MissingCardFile) {
   ExpectRefused({"--card", dir_ + "/nope.json"}, {"nope.json"});
 }
@@ -112,7 +215,8 @@ TEST_F(E2eBadInput, WrongTypes) {
                 {"bad.json: parts.mmlupro.questions: expected an integer, got \"ten\""});
   ExpectRefused({"--card", WriteBadCard(CardText(R"({"mmlupro": {}})", R"(, "retries": 1.5)"))},
                 {"bad.json: server.retries: expected an integer, got 1.5"});
-  ExpectRefused({"--card", WriteBadCard(CardText(R"({"mmlupro": {}})", R"(, "slots": 0)"))},
+  ExpectRefused({"--card", WriteBadCard(R"({"name": "bad", "server": {"base_url": ")" + server_.base_url() +
+                                        R"(", "slots": 0}, "parts": {"mmlupro": {}}})")},
                 {"bad.json: server.slots: expected a positive integer or \"auto\", got 0"});
   ExpectRefused({"--card", WriteBadCard(R"({"name": "bad", "thinking": "yes", "server": {"base_url": "http://127.0.0.1:1"},
                                           "parts": {"mmlupro": {}}})")},

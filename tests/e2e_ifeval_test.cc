@@ -1,6 +1,7 @@
 // IFEval end to end: re-scoring the official GPT-4 responses through
 // `evalrun score` (official response format: prompt + response) gives the
 // official checker's verdicts for every prompt; a live run counts cut-offs.
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -36,6 +37,37 @@ TEST_F(E2eIfeval, ScoreOfficialResponsesGivesOfficialVerdicts) {
   EXPECT_NEAR(p["inst_strict"].get<double>(), 698.0 / 834, 1e-6);
   EXPECT_NEAR(p["inst_loose"].get<double>(), 714.0 / 834, 1e-6);
   EXPECT_EQ(p["instructions"].size(), 25u);
+}
+
+// Upstream's current GPT-4 response file was made from an older wording of
+// one prompt (line 340, key 2785: "at least one placeholder" where the
+// shipped dataset says "at least 3 placeholders"). Lines are matched by
+// exact prompt text, so the error names the line and says that --input
+// takes the responses' own revision of the dataset.
+TEST_F(E2eIfeval, ResponsesOfAnotherDatasetRevisionNameTheLineAndInput) {
+  const std::string fixtures = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/ifeval";
+  std::string text = ReadFile(fixtures + "/gpt4_responses.jsonl");
+  size_t line_start = 0;
+  for (int i = 1; i < 340; ++i) line_start = text.find('\n', line_start) + 1;
+  const std::string old_wording = "must also contain at least 3 placeholders";
+  const size_t at = text.find(old_wording, line_start);
+  ASSERT_LT(at, text.find('\n', line_start));
+  text.replace(at, old_wording.size(), "must also contain at least one placeholder");
+  const std::string responses = dir_ + "/input_response_data_gpt4_20231107_145030.jsonl";
+  WriteFile(responses, text);
+  std::string card = WriteCard("http://127.0.0.1:1/v1", "1", R"({"ifeval": {}})");
+  BinaryResult r = RunBinary({EvalrunBinary(), "score", "--card", card, "--part", "ifeval", "--responses", responses,
+                              "--out", dir_ + "/runs", "--job", "s", "--data-dir", DatasetsDir()},
+                             300);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(responses + ":340: no prompt of " + DatasetsDir() +
+                       "/ifeval/input_data.jsonl has this line's prompt text"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("another revision of the dataset: pass that revision's file with --input FILE"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/runs/s"));
 }
 
 TEST_F(E2eIfeval, LiveRunCountsCutOffsAsFailures) {

@@ -181,7 +181,9 @@ TEST_F(E2eResume, CtrlCStopsCleanlyAndResumes) {
   const std::string before = ReadFile(SamplesPath("c"));
   BinaryResult again = RunBinary(Argv(card, "c"), 120);
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_NE(again.err.find("resuming job c"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("resuming job c: answered before: mmlupro " + std::to_string(samples.size()) + " of 20"),
+            std::string::npos)
+      << again.err;
   EXPECT_EQ(ReadFile(SamplesPath("c")).substr(0, before.size()), before);
   EXPECT_EQ(AnsweredOnce("c"), PlannedIds("c"));
   EXPECT_EQ(server.chat_requests(), kQuestions) << "a question was asked twice";
@@ -243,6 +245,9 @@ TEST_F(E2eResume, ChangedCardIsRefusedUnlessForced) {
   BinaryResult refused = RunBinary(Argv(changed, "j"), 120);
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.err.find("run key differs"), std::string::npos) << refused.err;
+  // Which fields changed, old -> new (the counts are not part of the key).
+  EXPECT_NE(refused.err.find("\n  card.parts.mmlupro.max_tokens: 64 -> 32\n"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.err.find("questions"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("--force-resume"), std::string::npos) << refused.err;
   EXPECT_EQ(server.chat_requests(), asked);
   EXPECT_EQ(Snapshot(dir_ + "/runs/j"), before);
@@ -270,10 +275,48 @@ TEST_F(E2eResume, ChangedServerModelIsRefusedUnlessForced) {
   BinaryResult refused = RunBinary(Argv(card, "m"), 120);
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.err.find("run key differs"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("model_path: \"models/fake.gguf\" -> \"models/another.gguf\""), std::string::npos)
+      << refused.err;
   EXPECT_EQ(Snapshot(dir_ + "/runs/m"), before);
   BinaryResult forced = RunBinary(Argv(card, "m", {"--force-resume"}), 120);
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_EQ(server.chat_requests(), 3);
+}
+
+// A damaged line before the last one is not a crash's doing (an append
+// tears only the last line): exit 1 naming the file and line, nothing asked,
+// the file left as it was. A torn last line is still dropped and asked again.
+TEST_F(E2eResume, ADamagedLineInTheMiddleIsRefusedNamingFileAndLine) {
+  FakeServer server;
+  ASSERT_TRUE(server.Start());
+  ASSERT_EQ(RunBinary(Argv(MmluCard(server.base_url(), 4), "t"), 120).exit_code, 0);
+  const std::string path = SamplesPath("t");
+  const std::string good = ReadFile(path);
+  std::vector<std::string> lines;
+  for (size_t pos = 0; pos < good.size();) {
+    size_t nl = good.find('\n', pos);
+    lines.push_back(good.substr(pos, nl - pos + 1));
+    pos = nl + 1;
+  }
+  ASSERT_EQ(lines.size(), 4u);
+  const int asked = server.chat_requests();
+  for (const std::string& damage : {lines[1].substr(0, lines[1].size() / 2) + "\n", std::string("42\n")}) {
+    const std::string damaged = lines[0] + damage + lines[2] + lines[3];
+    WriteFile(path, damaged);
+    BinaryResult r = RunBinary(Argv(MmluCard(server.base_url(), 6), "t"), 60);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find(path + ":2: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("repair or delete that line, or start another --job"), std::string::npos) << r.err;
+    EXPECT_EQ(ReadFile(path), damaged);
+    EXPECT_EQ(server.chat_requests(), asked);
+  }
+  // The same bytes as the last line: a crash's torn tail, dropped and asked again.
+  WriteFile(path, lines[0] + lines[2] + lines[3] + lines[1].substr(0, lines[1].size() / 2));
+  BinaryResult r = RunBinary(Argv(MmluCard(server.base_url(), 4), "t"), 60);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("dropped a torn last line"), std::string::npos) << r.err;
+  EXPECT_EQ(server.chat_requests(), asked + 1);
+  EXPECT_EQ(AnsweredOnce("t").size(), 4u);
 }
 
 // The question counts are not part of the run key: asking for more
