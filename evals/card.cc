@@ -25,7 +25,7 @@ const std::vector<PartSpec>& PartSpecs() {
        {"letter", "simple-evals"}, {"first-letter", "simple-evals"}},
       {"ifeval", {"prompts", "max_tokens", "seed"}, {}, {}},
       {"ruler",
-       {"lengths", "tasks", "samples_per_task", "seed", "task_max_tokens", "allow_estimated_tokens"},
+       {"lengths", "tasks", "samples_per_task", "seed", "task_max_tokens", "allow_estimated_tokens", "profile"},
        {}, {}},
       {"fit", {"contexts", "fill", "max_tokens"}, {}, {}},
   };
@@ -185,6 +185,7 @@ Status ParsePart(const std::string& name, const nlohmann::json& obj, const std::
   }
   if (accepts("allow_estimated_tokens"))
     EVALRUN_RETURN_IF_ERROR(f.Bool("allow_estimated_tokens", &p->allow_estimated_tokens));
+  if (accepts("profile")) EVALRUN_RETURN_IF_ERROR(f.Enum("profile", {"nvidia", "fit"}, &p->profile));
   if (accepts("contexts")) EVALRUN_RETURN_IF_ERROR(f.IntList("contexts", &p->contexts));
   if (accepts("fill")) {
     EVALRUN_RETURN_IF_ERROR(f.Double("fill", &p->fill));

@@ -64,6 +64,7 @@ struct PartConfig {
   std::map<std::string, int> task_samples;   // a count per task (the keys are the tasks)
   std::map<std::string, int> task_max_tokens;
   bool allow_estimated_tokens = false;
+  std::string profile;  // generation profile: "nvidia" (default, "" = it) or "fit"
   // fit
   std::vector<int64_t> contexts;
   double fill = 0.95;

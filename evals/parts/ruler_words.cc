@@ -25,7 +25,13 @@ class CweBuilder : public RulerSampleBuilder {
     for (int f = 0; f < t_.num_fewshot; ++f) {
       std::vector<const std::string*> words;
       status_ = SampleWords(ex_n, &py_, &words);
-      if (!status_.ok()) return;
+      if (!status_.ok()) {
+        if (ctx->python_exceptions && status_.code() == Status::Code::kNotFound) {
+          raised_ = kSampleTooLarge;  // random.sample raises before drawing
+          status_ = Status::Ok();
+        }
+        return;
+      }
       std::string answer;
       for (int i = 0; i < std::min<int>(t_.num_cw, static_cast<int>(words.size())); ++i) {
         answer += (i ? " " : "") + std::to_string(i + 1) + ". " + *words[i];
@@ -57,8 +63,14 @@ class CweBuilder : public RulerSampleBuilder {
 
   Status Build(int n, std::string* text) override {
     PyRandom r = py_;
+    text->clear();
     std::vector<const std::string*> words;
-    EVALRUN_RETURN_IF_ERROR(SampleWords(n, &r, &words));
+    Status st = raised_.empty() ? SampleWords(n, &r, &words) : Status::Ok();
+    if (!raised_.empty() || (!st.ok() && ctx_->python_exceptions && st.code() == Status::Code::kNotFound)) {
+      results_[n] = {{}, {r, np_}, raised_.empty() ? kSampleTooLarge : raised_};
+      return Status::Ok();
+    }
+    EVALRUN_RETURN_IF_ERROR(st);
     *text = few_shots_ + "\n" + Input(Context(words, cr_, ur_));
     RulerBuilt built;
     for (int i = 0; i < std::min<int>(t_.num_cw, n); ++i) built.gold.push_back(*words[i]);
@@ -68,10 +80,15 @@ class CweBuilder : public RulerSampleBuilder {
   }
 
  private:
+  static constexpr char kSampleTooLarge[] =
+      "ValueError: Sample larger than population or is negative";
+
   // get_example's draw: random.sample(words, k) from the shuffled wonderwords
-  // pool, or from english_words when k exceeds it.
+  // pool, or from english_words when k exceeds it. NotFound (before any
+  // draw, as random.sample raises) when k exceeds the pool it picked.
   Status SampleWords(int k, PyRandom* r, std::vector<const std::string*>* out) const {
     const std::vector<std::string>* pool = &ctx_->cwe_pool;
+    if (k < 0) return Status::NotFound("cwe: a negative word count");
     if (static_cast<size_t>(k) > pool->size()) pool = &ctx_->inputs->english_words;
     if (static_cast<size_t>(k) > pool->size()) {
       return Status::NotFound(
@@ -110,11 +127,13 @@ class CweBuilder : public RulerSampleBuilder {
 
   const RulerBuildContext* ctx_;
   const RulerTaskConfig& t_;
-  PyRandom py_, np_;
+  PyRandom py_;
+  NpRandom np_;
   int cr_ = 30, ur_ = 3;
   std::string few_shots_;
   int64_t fixed_bytes_ = 0;
   Status status_;
+  std::string raised_;  // python_exceptions: a few-shot draw raised
 };
 
 // ---------------------------------------------------------------------------
@@ -171,7 +190,7 @@ class FweBuilder : public RulerSampleBuilder {
   Status Build(int n, std::string* text) override {
     std::vector<int> words;
     for (size_t k = 0; k < vocab_.size(); ++k)
-      words.insert(words.end(), Count(n, k), static_cast<int>(k));
+      words.insert(words.end(), static_cast<size_t>(Count(n, k)), static_cast<int>(k));
     PyRandom(ctx_->seed).Shuffle(&words);
     std::string context;
     for (size_t i = 0; i < words.size(); ++i) {
@@ -187,10 +206,12 @@ class FweBuilder : public RulerSampleBuilder {
   }
 
  private:
-  // int(num_words * k**-alpha / zeta(alpha)) for rank k+1.
+  // int(num_words * k**-alpha / zeta(alpha)) for rank k+1; [w] * count is
+  // empty for a count <= 0 (num_words <= 0 in fwe's step-down).
   int64_t Count(int n, size_t k) const {
-    return static_cast<int64_t>(static_cast<double>(n) *
-                                std::pow(static_cast<double>(k + 1), -t_.alpha) / zeta_);
+    const int64_t c = static_cast<int64_t>(static_cast<double>(n) *
+                                           std::pow(static_cast<double>(k + 1), -t_.alpha) / zeta_);
+    return std::max<int64_t>(c, 0);
   }
   std::string Input(std::string_view context) const {
     return RulerFormat(RulerFullTemplate(RulerFamily::kFreqWords),
@@ -199,7 +220,8 @@ class FweBuilder : public RulerSampleBuilder {
 
   const RulerBuildContext* ctx_;
   const RulerTaskConfig& t_;
-  PyRandom py_, np_;
+  PyRandom py_;
+  NpRandom np_;
   std::vector<std::string> vocab_;
   double zeta_ = 1;
   int64_t fixed_bytes_ = 0;
@@ -210,7 +232,7 @@ class FweBuilder : public RulerSampleBuilder {
 Status MakeCweBuilder(const RulerBuildContext* ctx, const RulerStreams& start,
                       std::unique_ptr<RulerSampleBuilder>* out) {
   auto b = std::make_unique<CweBuilder>(ctx, start);
-  if (!b->status().ok()) return b->status();
+  if (!b->status().ok()) return b->status();  // fit profile; nvidia reports it in Result()
   *out = std::move(b);
   return Status::Ok();
 }
