@@ -291,9 +291,11 @@ class NvidiaRun {
       if (floor_tries < kRulerNvidiaFloorTries) continue;
       std::string why;
       if (fewest >= 0) {
-        why = "needs " + std::to_string(fewest) + " tokens + " + std::to_string(s.sample_extra) +
-              " for the answer = " + std::to_string(fewest + s.sample_extra) + " > " +
-              std::to_string(s.max_seq) + " (the fewest of " + std::to_string(floor_tries) +
+        why = "needs " + std::to_string(fewest) + " tokens" +
+              (s.sample_extra ? " + " + std::to_string(s.sample_extra) + " for the answer = " +
+                                    std::to_string(fewest + s.sample_extra)
+                              : std::string()) +
+              " > " + std::to_string(s.max_seq) + " (the fewest of " + std::to_string(floor_tries) +
               " draws at that size)";
       } else {
         why = "raises " + raised + " in every one of " + std::to_string(floor_tries) + " draws";
