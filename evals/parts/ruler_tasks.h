@@ -12,7 +12,7 @@
 //
 //  * nvidia (the default) reproduces scripts/data/prepare.py + the task
 //    script byte for byte, given the same tokenizer answers: it makes the
-//    same calls in the same order, with the same draws (ruler_nvidia.h):
+//    same calls in the same order, with the same draws (ruler_nvidia.cc):
 //    the estimate call, the binary search over the haystack size and its
 //    bounds, the draws every probe consumes, the per-sample retry loop with
 //    its step-down by the task's increment and its redraws, vt's in-context
