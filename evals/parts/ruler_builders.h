@@ -69,6 +69,16 @@ std::string RulerChoices(std::string_view alphabet, int k, PyRandom* rng);
 // np.random.randint(10000, 99999).
 std::string RulerVtRandomizeIcl(std::string example, int num_hops, PyRandom* py, NpRandom* np);
 
+// freq_words_extraction.py's zeta(alpha) (scipy.special.zeta): exactly
+// scipy's 1.6449340668482264 for alpha 2 (synthetic.yaml's), else an
+// Euler-Maclaurin sum (close, not bit-exact).
+double RulerZeta(double alpha);
+// int(num_words * k**-alpha / zeta) for rank k >= 1, as a count of copies
+// ([w] * count is empty for a count <= 0). The C library's pow: numpy's
+// k**-2.0 may be 1 ulp off it (SVML), which leaves the truncated counts
+// unchanged (tests/ruler_zipf_test.cc).
+int64_t RulerZipfCount(int64_t num_words, int rank, double alpha, double zeta);
+
 // Helpers shared by the builders.
 inline constexpr char kRulerUpper[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 inline constexpr char kRulerLower[] = "abcdefghijklmnopqrstuvwxyz";

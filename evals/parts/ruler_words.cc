@@ -139,7 +139,9 @@ class CweBuilder : public RulerSampleBuilder {
 // ---------------------------------------------------------------------------
 // freq_words_extraction.py
 
-double RiemannZeta(double s) {
+}  // namespace
+
+double RulerZeta(double s) {
   if (s == 2.0) return 1.6449340668482264;  // float(mpmath.zeta(2)) == pi**2/6
   // Euler-Maclaurin: sum_{k<N} k^-s + N^(1-s)/(s-1) + N^-s/2 + Bernoulli terms.
   const int kN = 64;
@@ -152,6 +154,14 @@ double RiemannZeta(double s) {
   sum += s * (s + 1) * (s + 2) * (s + 3) * (s + 4) / 30240.0 * std::pow(n, -s - 5);
   return sum;
 }
+
+int64_t RulerZipfCount(int64_t num_words, int rank, double alpha, double zeta) {
+  const int64_t c = static_cast<int64_t>(static_cast<double>(num_words) *
+                                         std::pow(static_cast<double>(rank), -alpha) / zeta);
+  return std::max<int64_t>(c, 0);
+}
+
+namespace {
 
 class FweBuilder : public RulerSampleBuilder {
  public:
@@ -172,7 +182,7 @@ class FweBuilder : public RulerSampleBuilder {
     vocab_.assign(seen.begin(), seen.end());  // sorted(set(vocab))
     PyRandom(ctx->seed).Shuffle(&vocab_);
     vocab_[0] = "...";  // the top rank is noise
-    zeta_ = RiemannZeta(t_.alpha);
+    zeta_ = RulerZeta(t_.alpha);
     fixed_bytes_ = static_cast<int64_t>(Input("").size());
   }
 
@@ -206,12 +216,8 @@ class FweBuilder : public RulerSampleBuilder {
   }
 
  private:
-  // int(num_words * k**-alpha / zeta(alpha)) for rank k+1; [w] * count is
-  // empty for a count <= 0 (num_words <= 0 in fwe's step-down).
   int64_t Count(int n, size_t k) const {
-    const int64_t c = static_cast<int64_t>(static_cast<double>(n) *
-                                           std::pow(static_cast<double>(k + 1), -t_.alpha) / zeta_);
-    return std::max<int64_t>(c, 0);
+    return RulerZipfCount(n, static_cast<int>(k + 1), t_.alpha, zeta_);
   }
   std::string Input(std::string_view context) const {
     return RulerFormat(RulerFullTemplate(RulerFamily::kFreqWords),
