@@ -203,6 +203,79 @@ TEST(RulerNvidia, ReproducesNvidiasPreparePyWithAFormulaTokenizer) {
 
 
 
+// One token per byte: fwe's template alone is longer than 256 - 50.
+class BytesTokenizer : public Tokenizer {
+ public:
+  Status Count(std::string_view text, int* n) override { return Status::Internal("raw count"); }
+  Status CountChat(std::string_view content, int* n) override {
+    ++calls_;
+    *n = static_cast<int>(content.size());
+    return Status::Ok();
+  }
+  int calls() const override { return calls_; }
+
+ private:
+  int calls_ = 0;
+};
+
+RulerTaskConfig NvidiaTask(const std::string& name) {
+  RulerTaskConfig t;
+  EXPECT_TRUE(RulerTaskByName(name, &t).ok()) << name;
+  return t;
+}
+
+TEST(RulerNvidia, WhereTheScriptWouldLoopOrCrashItIsACannotPrepare) {
+  {  // fwe: the step-down loop has no floor; the bare template does not fit.
+    BytesTokenizer tok;
+    std::vector<RulerSample> out;
+    RulerGenStats stats;
+    ASSERT_TRUE(GenerateRulerSamples(Inputs(), NvidiaTask("fwe"), 256, 3, 42, &tok, &out, &stats).ok());
+    EXPECT_TRUE(stats.cannot_prepare);
+    EXPECT_TRUE(out.empty());
+    EXPECT_NE(stats.reason.find("fwe at 256: NVIDIA's freq_words_extraction.py never finishes here: even the "
+                                "template without words needs"),
+              std::string::npos)
+        << stats.reason;
+    EXPECT_LT(stats.tokenizer_calls, 100);
+    // Without stats the outcome is an error, so it cannot pass unnoticed.
+    const Status st = GenerateRulerSamples(Inputs(), NvidiaTask("fwe"), 256, 3, 42, &tok, &out);
+    EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
+    EXPECT_EQ(st.message(), stats.reason);
+  }
+  {  // cwe at 128K: the search probes more words than wonderwords has (and
+     // english_words.json is absent): random.sample raises, the script dies.
+    Bytes4Tokenizer tok;
+    std::vector<RulerSample> out;
+    RulerGenStats stats;
+    ASSERT_TRUE(GenerateRulerSamples(Inputs(), NvidiaTask("cwe"), 131072, 2, 42, &tok, &out, &stats).ok());
+    EXPECT_TRUE(stats.cannot_prepare);
+    EXPECT_NE(stats.reason.find("cwe at 131072: NVIDIA's common_words_extraction.py would crash in its size "
+                                "search (ValueError: Sample larger than population"),
+              std::string::npos)
+        << stats.reason;
+    EXPECT_NE(stats.reason.find("english_words.json"), std::string::npos) << stats.reason;
+  }
+}
+
+TEST(RulerNvidia, SamplesStreamToTheSinkWhichCanStopThem) {
+  Bytes4Tokenizer tok;
+  RulerGenStats stats;
+  int seen = 0;
+  const RulerSampleSink sink = [&](RulerSample s) {
+    EXPECT_EQ(s.index, seen);
+    EXPECT_EQ(s.id, "niah_single_1/4096/" + std::to_string(seen));
+    EXPECT_LE(s.exact_prompt_tokens + s.max_tokens, 4096);
+    EXPECT_EQ(s.haystack_units % 25, stats.haystack_units % 25);  // the fixed size, or 25 less per step
+    return ++seen == 2 ? Status::Cancelled("enough") : Status::Ok();
+  };
+  const Status st = GenerateRulerSamples(Inputs(), NvidiaTask("niah_single_1"), 4096, 5, 42, &tok, sink, &stats);
+  EXPECT_EQ(st.code(), Status::Code::kCancelled);
+  EXPECT_EQ(seen, 2);
+  EXPECT_EQ(stats.samples, 1);  // the second was refused
+  EXPECT_GT(stats.haystack_units, 0);
+  EXPECT_GT(stats.setup_calls, 1);  // the estimate and the search
+}
+
 // variable_tracking.py's name collision: with random.seed(s) and
 // np.random.seed(s), generate_input_output(10, 1, 4, is_icl) draws two
 // equal names, appends one, and raises IndexError on the one-name second

@@ -207,8 +207,14 @@ class NvidiaRun {
   }
 
   void StopCrashed(const Shape& s, const char* step, const std::string& raised) {
+    std::string hint;
+    if (task_.family == RulerFamily::kCommonWords && env_.inputs->english_words.empty()) {
+      hint = "; it draws more distinct words than the " + std::to_string(env_.ctx->cwe_pool.size()) +
+             " of wonderwords, and RULER's english_words.json (sha256 " + kRulerEnglishWordsSha256 +
+             ") is not in " + env_.inputs->ruler_dir;
+    }
     Stop(s.what + ": NVIDIA's " + s.script + " would crash in its " + step + " (" + raised +
-         "), so prepare.py writes no file for it");
+         "), so prepare.py writes no file for it" + hint);
   }
 
   // Steps 1 and 2: sets *num, or stops.
