@@ -110,7 +110,7 @@ class NiahBuilder : public RulerSampleBuilder {
       if (t_.type_haystack == RulerHaystack::kNoise) {
         views.assign(std::max(n, 0), kRulerNoise);
       } else {
-        lines.reserve(n);
+        lines.reserve(std::max(n, 0));
         for (int i = 0; i < n; ++i) {
           const std::string key = Draw(t_.type_needle_k, &r);
           const std::string value = Draw(t_.type_needle_v, &r);

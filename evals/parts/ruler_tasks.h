@@ -22,7 +22,10 @@
 //    of the scripts is Tokenizer::CountChat(x): the whole text (input +
 //    answer prefix) as the one user message after the server's chat
 //    template, which is how the reference run counted (tests/fixtures/ruler/
-//    README.md). tests/ruler_nvidia_test.cc replays NVIDIA's own run.
+//    README.md). tests/ruler_nvidia_test.cc replays NVIDIA's own runs (niah,
+//    vt, cwe, fwe at 2,048 and 4,096). qa.py has the same shape (estimate and
+//    search on question 0, incremental 10 documents) and is generated the
+//    same way, unchecked: SQuAD and HotpotQA are not available here.
 //  * fit fits every sample on its own as tightly as the tokenizer allows
 //    (ruler_length.h): prompt tokens + max_tokens <= length, usually within
 //    0.5 %, with few tokenizer round trips. The builders are the same, so a
@@ -51,6 +54,10 @@
 // names, cwe needing more words than its pools hold) kills the script.
 //
 // Deliberate differences (documented for the reader of results):
+//  * nvidia: NVIDIA's loop at the smallest size never gives up, and as its
+//    draws vary a later one might fit; evalrun gives up after
+//    kRulerNvidiaFloorTries and skips the task at that length (NVIDIA's
+//    script writes no file there, having written none for it so far).
 //  * fit profile only: the sizes and the stream positions (above); vt name
 //    collisions are redrawn from the same stream until the names differ
 //    (RULER appends names and fails on an IndexError, then retries smaller);
@@ -158,8 +165,10 @@ struct RulerSample {
   std::vector<std::string> gold;  // RULER's `outputs`
   int max_tokens = 0;
   int haystack_units = 0;            // words, lines, docs or word count, per family
-  int estimated_prompt_tokens = -1;  // the estimate before the final exact count (-1: none)
-  int exact_prompt_tokens = 0;       // CountChat of the prompt (+ Count of the prefill)
+  int estimated_prompt_tokens = -1;  // fit: the estimate before the final exact count (-1: none)
+  int exact_prompt_tokens = 0;       // fit: CountChat of the prompt (+ Count of the prefill);
+                                     // nvidia: CountChat of prompt + prefill, as RULER counted
+
   int tokenizer_calls = 0;           // tokenizer round trips spent on this sample
 };
 
