@@ -30,7 +30,7 @@ const std::vector<PartSpec>& PartSpecs() {
       {"ifeval", {"prompts", "max_tokens", "seed"}, {}, {}},
       {"ruler",
        {"lengths", "tasks", "samples_per_task", "seed", "task_max_tokens", "allow_estimated_tokens",
-        "over_context"},
+        "over_context", "profile"},
        {}, {}},
       {"fit", {"contexts", "fill", "max_tokens"}, {}, {}},
   };
@@ -185,6 +185,7 @@ Status ParseRulerFields(JsonFields& f, const nlohmann::json& obj, PartConfig* p)
     EVALRUN_RETURN_IF_ERROR(TaskCounts(f, *m, "task_max_tokens", &p->task_max_tokens));
   }
   EVALRUN_RETURN_IF_ERROR(f.Bool("allow_estimated_tokens", &p->allow_estimated_tokens));
+  EVALRUN_RETURN_IF_ERROR(f.Enum("profile", {"nvidia", "fit"}, &p->profile));
   return f.Enum("over_context", {"fail", "skip"}, &p->over_context);
 }
 
@@ -219,7 +220,7 @@ Status ParsePart(const std::string& name, const nlohmann::json& obj, const std::
   if (accepts("extract")) EVALRUN_RETURN_IF_ERROR(f.Enum("extract", spec->extracts, &p->extract));
   if (accepts("seed") && f.Has("seed")) {
     int64_t seed = 0;
-    EVALRUN_RETURN_IF_ERROR(f.IntIn("seed", 0, JsonFields::kNoLimit, &seed));
+    EVALRUN_RETURN_IF_ERROR(f.IntIn("seed", 0, 4294967295LL, &seed));  // RULER seeds numpy: 32 bits
     p->seed = seed;
   }
   if (accepts("split")) EVALRUN_RETURN_IF_ERROR(f.Enum("split", {"test", "validation"}, &p->split));

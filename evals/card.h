@@ -70,6 +70,7 @@ struct PartConfig {
   std::map<std::string, int> task_max_tokens;
   bool allow_estimated_tokens = false;
   std::string over_context = "fail";        // a length over the server's context: "fail" or "skip"
+  std::string profile;  // generation profile: "nvidia" (default, "" = it) or "fit"
   // fit
   std::vector<int64_t> contexts;
   double fill = 0.95;

@@ -42,7 +42,7 @@ int BitLength(uint64_t n) {
 
 }  // namespace
 
-void PyRandom::InitGenrand(uint32_t s) {
+void Mt19937::InitGenrand(uint32_t s) {
   mt_[0] = s;
   for (int i = 1; i < kN; ++i) {
     mt_[i] = 1812433253U * (mt_[i - 1] ^ (mt_[i - 1] >> 30)) + static_cast<uint32_t>(i);
@@ -50,7 +50,7 @@ void PyRandom::InitGenrand(uint32_t s) {
   index_ = kN;
 }
 
-void PyRandom::InitByArray(const uint32_t* key, size_t key_length) {
+void Mt19937::InitByArray(const uint32_t* key, size_t key_length) {
   InitGenrand(19650218U);
   size_t i = 1;
   size_t j = 0;
@@ -81,12 +81,12 @@ void PyRandom::Seed(uint64_t seed) {
   // random_seed(): the key is |seed|'s 32-bit words, least significant
   // first, with no zero high word; seed 0 is the key [0].
   uint32_t key[2] = {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
-  InitByArray(key, key[1] != 0 ? 2 : 1);
+  mt_.InitByArray(key, key[1] != 0 ? 2 : 1);
   has_gauss_next_ = false;
   gauss_next_ = 0.0;
 }
 
-uint32_t PyRandom::NextUint32() {
+uint32_t Mt19937::NextUint32() {
   static constexpr uint32_t kMag01[2] = {0x0U, kMatrixA};
   uint32_t y;
   if (index_ >= kN) {

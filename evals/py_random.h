@@ -26,6 +26,24 @@
 
 namespace evalrun {
 
+// The Mersenne Twister MT19937 (Matsumoto & Nishimura's mt19937ar.c), the
+// generator under both CPython's random and numpy's legacy RandomState
+// (NpRandom, evals/np_random.h). Copyable value type.
+class Mt19937 {
+ public:
+  // init_genrand(s): the seeding numpy's np.random.seed(int) uses.
+  void InitGenrand(uint32_t s);
+  // init_by_array(key): the seeding CPython's random.seed(int) uses.
+  void InitByArray(const uint32_t* key, size_t key_length);
+  // genrand_uint32().
+  uint32_t NextUint32();
+
+ private:
+  static constexpr int kN = 624;
+  uint32_t mt_[kN];
+  int index_ = kN + 1;
+};
+
 class PyRandom {
  public:
   // == random.Random(seed).
@@ -78,13 +96,9 @@ class PyRandom {
   size_t Choice(size_t n) { return static_cast<size_t>(RandBelow(n)); }
 
  private:
-  static constexpr int kN = 624;
-  uint32_t NextUint32();  // genrand_uint32()
-  void InitGenrand(uint32_t s);
-  void InitByArray(const uint32_t* key, size_t key_length);
+  uint32_t NextUint32() { return mt_.NextUint32(); }
 
-  uint32_t mt_[kN];
-  int index_ = kN + 1;
+  Mt19937 mt_;
   bool has_gauss_next_ = false;
   double gauss_next_ = 0.0;
 };

@@ -125,7 +125,7 @@ TEST(CardTest, MeaninglessNumbersAreRefused) {
       {CardWith("", R"("gpqa": {})", R"(, "max_failed": -1)"), "max_failed: expected an integer >= 0, got -1"},
       {CardWith("", R"("gpqa": {})", R"(, "hardware": {"gpu_index": 99999999999})"),
        "hardware.gpu_index: expected an integer 0..1023"},
-      {CardWith("", R"("gpqa": {"seed": -3})"), "parts.gpqa.seed: expected an integer >= 0, got -3"},
+      {CardWith("", R"("gpqa": {"seed": -3})"), "parts.gpqa.seed: expected an integer 0..4294967295, got -3"},
       {CardWith("", R"("gpqa": {"questions": 0})"), "parts.gpqa.questions: expected an integer >= 1, got 0"},
       {CardWith("", R"("ifeval": {"max_tokens": 3000000000})"), "parts.ifeval.max_tokens: integer out of range"},
       {CardWith("", R"("ruler": {"lengths": []})"), "parts.ruler.lengths: expected at least one length"},

@@ -10,7 +10,8 @@ namespace {
 
 class E2eRuler : public E2eTest {};
 
-TEST_F(E2eRuler, PromptsFitTheirLengthsTightlyAndScoresMatchTheMetric) {
+// The `fit` profile: every sample sized on its own, within ~5 % of its length.
+TEST_F(E2eRuler, TheFitProfileFillsItsLengthsTightlyAndScoresMatchTheMetric) {
   FakeServer server;
   ASSERT_TRUE(server.Start());
   std::atomic<int> k{0};
@@ -22,7 +23,7 @@ TEST_F(E2eRuler, PromptsFitTheirLengthsTightlyAndScoresMatchTheMetric) {
   });
   std::string card = WriteCard(server.base_url(), "4", R"({"ruler": {
       "lengths": [2048, 4096], "tasks": ["niah_single_1", "niah_multikey_2", "vt", "cwe", "fwe"],
-      "samples_per_task": 2}})");
+      "samples_per_task": 2, "profile": "fit"}})");
   BinaryResult r = Run({"--card", card, "--job", "r"}, 300);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto samples = Samples("r", "ruler");
@@ -51,6 +52,33 @@ TEST_F(E2eRuler, PromptsFitTheirLengthsTightlyAndScoresMatchTheMetric) {
   std::map<std::string, std::string> sha;
   for (const auto& s : samples) sha[s["id"]] = s["prompt_sha256"];
   for (const auto& s : Samples("r2", "ruler")) EXPECT_EQ(sha[s["id"]], s["prompt_sha256"]) << s["id"];
+}
+
+// The default profile, NVIDIA's prepare.py sizing: every prompt + its answer
+// budget within its length (not always tight: NVIDIA steps down by whole
+// increments), the profile recorded.
+TEST_F(E2eRuler, TheDefaultProfileIsNvidiasAndEveryPromptFits) {
+  FakeServer server;
+  ASSERT_TRUE(server.Start());
+  std::string card = WriteCard(server.base_url(), "4", R"({"ruler": {
+      "lengths": [2048, 4096], "tasks": ["niah_single_1", "niah_multikey_2", "vt", "cwe", "fwe"],
+      "samples_per_task": 2}})");
+  BinaryResult r = Run({"--card", card, "--job", "n"}, 300);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto res = Results("n")["parts"]["ruler"];
+  EXPECT_EQ(res["info"]["profile"], "nvidia");
+  int scored = 0;
+  for (const auto& s : Samples("n", "ruler")) {
+    int length = s["length"], prompt = s["prompt_tokens"], budget = s["max_tokens"];
+    EXPECT_LE(prompt + budget, length) << s["id"];
+    EXPECT_GE(prompt + budget, length * 0.75) << s["id"];
+    EXPECT_EQ(s["prompt_tokens_counted"], prompt) << "the server's usage disagrees with its tokenizer";
+    ++scored;
+  }
+  // What cannot be prepared at a length is skipped with its reason, never silently.
+  const int skipped = static_cast<int>(res["info"]["skipped"].size());
+  EXPECT_EQ(scored + 2 * skipped, 5 * 2 * 2) << res["info"].dump();
+  for (const auto& sk : res["info"]["skipped"]) EXPECT_FALSE(sk["reason"].get<std::string>().empty());
 }
 
 TEST_F(E2eRuler, ServerThatCannotCountFailsClearly) {

@@ -289,6 +289,7 @@ TEST(RulerLength, GeneratedSamplesFillTheirLength) {
   for (const Run& run : runs) {
     RulerTaskConfig task;
     ASSERT_TRUE(RulerTaskByName(run.task, &task).ok());
+    task.profile = RulerProfile::kFit;
     FakeTokenizer tok;
     std::vector<RulerSample> out;
     RulerGenStats stats;

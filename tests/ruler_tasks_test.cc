@@ -4,7 +4,8 @@
 // (niah.py, variable_tracking.py, common_words_extraction.py,
 // freq_words_extraction.py, qa.py) under CPython 3.11 with random.seed(42),
 // nltk 3.8's PunktSentenceTokenizer built from datasets/punkt-english, and
-// the documented numpy stand-in (a second random.Random(42)).
+// Debian's numpy 1.24.2 (np.random.seed(42)), e.g. the vt case with
+// variable_tracking.py's own generate_input_output and randomize_icl.
 #include "evals/parts/ruler_tasks.h"
 
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 
 #include "evals/parts/ruler_builders.h"
 #include "evals/parts/ruler_inputs.h"
+#include "evals/np_random.h"
 #include "evals/py_random.h"
 #include "evals/sha256.h"
 #include "tests/support/counting_tokenizer.h"
@@ -72,6 +74,14 @@ RulerTaskConfig Task(const std::string& name) {
   return t;
 }
 
+// The task with the fit profile (the generation tests below are fit's;
+// tests/ruler_nvidia_test.cc has the nvidia profile's).
+RulerTaskConfig FitTask(const std::string& name) {
+  RulerTaskConfig t = Task(name);
+  t.profile = RulerProfile::kFit;
+  return t;
+}
+
 // One builder at a fixed haystack size, outside the length search.
 class BuildFixture {
  public:
@@ -115,7 +125,7 @@ class BuildFixture {
   int64_t proxy_ = 0;
 };
 
-RulerStreams Fresh() { return RulerStreams{PyRandom(42), PyRandom(42)}; }
+RulerStreams Fresh() { return RulerStreams{PyRandom(42), NpRandom(42)}; }
 
 size_t CountOf(const std::string& hay, const std::string& needle) {
   size_t n = 0;
@@ -295,7 +305,7 @@ TEST(RulerInputsTest, MissingQaFilesAreSkipNotes) {
   EXPECT_TRUE(noted);
   FakeTokenizer tok;
   std::vector<RulerSample> out;
-  EXPECT_EQ(GenerateRulerSamples(in, Task("qa_2"), 4096, 1, 42, &tok, &out).code(),
+  EXPECT_EQ(GenerateRulerSamples(in, FitTask("qa_2"), 4096, 1, 42, &tok, &out).code(),
             Status::Code::kNotFound);
   EXPECT_EQ(tok.calls(), 0);
 }
@@ -424,7 +434,7 @@ TEST(RulerBuilders, MatchRulersPythonGenerators) {
     f.ctx()->vt_icl_example = example + " QAH FTR XCK AFN AFQ\n";
     RulerBuilt built;
     const std::string text = f.Build(30, icl.after, &built);
-    EXPECT_EQ(Sha256Hex(text), "2b8831edac9ac90fe6a79112190386a1ac01be28c5669ef6b36dad06e36c64c4");
+    EXPECT_EQ(Sha256Hex(text), "ba89f72f1da2c16b2c0251498d0f3d7e64075d50ca6d9bc8980b1dc52888ff39");
     EXPECT_EQ(text.size(), 4056u);
     EXPECT_EQ(built.gold, (std::vector<std::string>{"VAUSI", "EYICC", "WPUSN", "ZJOVQ", "WPSBF"}));
   }
@@ -742,9 +752,9 @@ TEST(RulerBuilders, QaDocumentsAsRulerPicksThem) {
   // More samples than questions.
   FakeTokenizer tok;
   std::vector<RulerSample> out;
-  EXPECT_EQ(GenerateRulerSamples(in, Task("qa_1"), 1024, 4, 42, &tok, &out).code(),
+  EXPECT_EQ(GenerateRulerSamples(in, FitTask("qa_1"), 1024, 4, 42, &tok, &out).code(),
             Status::Code::kInvalidInput);
-  ASSERT_TRUE(GenerateRulerSamples(in, Task("qa_1"), 1024, 3, 42, &tok, &out).ok());
+  ASSERT_TRUE(GenerateRulerSamples(in, FitTask("qa_1"), 1024, 3, 42, &tok, &out).ok());
   EXPECT_EQ(out[1].gold, (std::vector<std::string>{"Europe"}));
   EXPECT_NE(out[1].prompt.find("Question: Where is France? Answer:"), std::string::npos);
 }
@@ -757,7 +767,7 @@ TEST(RulerGenerate, SampleFields) {
   std::vector<RulerSample> out;
   RulerGenStats stats;
   ASSERT_TRUE(
-      GenerateRulerSamples(Inputs(), Task("niah_multivalue"), 4096, 3, 42, &tok, &out, &stats)
+      GenerateRulerSamples(Inputs(), FitTask("niah_multivalue"), 4096, 3, 42, &tok, &out, &stats)
           .ok());
   ASSERT_EQ(out.size(), 3u);
   int calls = 0;
@@ -789,9 +799,9 @@ TEST(RulerGenerate, SameSeedSameBytesOtherSeedOtherBytes) {
   for (const char* task : {"niah_single_2", "niah_multikey_3", "vt", "cwe", "fwe"}) {
     std::vector<RulerSample> a, b, c;
     FakeTokenizer t1, t2, t3;
-    ASSERT_TRUE(GenerateRulerSamples(Inputs(), Task(task), 4096, 3, 42, &t1, &a).ok()) << task;
-    ASSERT_TRUE(GenerateRulerSamples(Inputs(), Task(task), 4096, 3, 42, &t2, &b).ok()) << task;
-    ASSERT_TRUE(GenerateRulerSamples(Inputs(), Task(task), 4096, 3, 43, &t3, &c).ok()) << task;
+    ASSERT_TRUE(GenerateRulerSamples(Inputs(), FitTask(task), 4096, 3, 42, &t1, &a).ok()) << task;
+    ASSERT_TRUE(GenerateRulerSamples(Inputs(), FitTask(task), 4096, 3, 42, &t2, &b).ok()) << task;
+    ASSERT_TRUE(GenerateRulerSamples(Inputs(), FitTask(task), 4096, 3, 43, &t3, &c).ok()) << task;
     for (int i = 0; i < 3; ++i) {
       EXPECT_EQ(a[i].prompt, b[i].prompt) << task;
       EXPECT_EQ(a[i].gold, b[i].gold) << task;
@@ -805,12 +815,12 @@ TEST(RulerGenerate, SameSeedSameBytesOtherSeedOtherBytes) {
 }
 
 TEST(RulerGenerate, AssistantPrefillKeepsTheAnswerPrefixApart) {
-  RulerTaskConfig t = Task("vt");
+  RulerTaskConfig t = FitTask("vt");
   t.answer_prefix_mode = RulerAnswerPrefixMode::kAssistantPrefill;
   FakeTokenizer tok1, tok2;
   std::vector<RulerSample> pre, user;
   ASSERT_TRUE(GenerateRulerSamples(Inputs(), t, 4096, 2, 42, &tok1, &pre).ok());
-  ASSERT_TRUE(GenerateRulerSamples(Inputs(), Task("vt"), 4096, 2, 42, &tok2, &user).ok());
+  ASSERT_TRUE(GenerateRulerSamples(Inputs(), FitTask("vt"), 4096, 2, 42, &tok2, &user).ok());
   for (int i = 0; i < 2; ++i) {
     const RulerSample& s = pre[i];
     EXPECT_EQ(s.assistant_prefix, s.answer_prefix);
@@ -831,7 +841,7 @@ TEST(RulerGenerate, VtExampleIsSizedByRawCount) {
   FakeTokenizer tok;
   std::vector<RulerSample> out;
   RulerGenStats stats;
-  ASSERT_TRUE(GenerateRulerSamples(Inputs(), Task("vt"), 4096, 1, 42, &tok, &out, &stats).ok());
+  ASSERT_TRUE(GenerateRulerSamples(Inputs(), FitTask("vt"), 4096, 1, 42, &tok, &out, &stats).ok());
   EXPECT_GT(stats.setup_calls, 0);
   const std::string& p = out[0].prompt;
   const size_t q = p.rfind("Memorize and track");
@@ -846,7 +856,7 @@ TEST(RulerGenerate, VtExampleIsSizedByRawCount) {
 TEST(RulerGenerate, CweBeyondTheWonderwordsPoolNeedsEnglishWords) {
   FakeTokenizer tok;
   std::vector<RulerSample> out;
-  const Status st = GenerateRulerSamples(Inputs(), Task("cwe"), 131072, 1, 42, &tok, &out);
+  const Status st = GenerateRulerSamples(Inputs(), FitTask("cwe"), 131072, 1, 42, &tok, &out);
   EXPECT_EQ(st.code(), Status::Code::kNotFound);
   EXPECT_NE(st.message().find("english_words.json"), std::string::npos) << st.message();
   EXPECT_NE(st.message().find(kRulerEnglishWordsSha256), std::string::npos);
@@ -855,9 +865,9 @@ TEST(RulerGenerate, CweBeyondTheWonderwordsPoolNeedsEnglishWords) {
 TEST(RulerGenerate, LengthTooSmallForTheTemplate) {
   FakeTokenizer tok;
   std::vector<RulerSample> out;
-  EXPECT_EQ(GenerateRulerSamples(Inputs(), Task("niah_single_1"), 128, 1, 42, &tok, &out).code(),
+  EXPECT_EQ(GenerateRulerSamples(Inputs(), FitTask("niah_single_1"), 128, 1, 42, &tok, &out).code(),
             Status::Code::kInvalidInput);
-  const Status st = GenerateRulerSamples(Inputs(), Task("niah_single_1"), 160, 1, 42, &tok, &out);
+  const Status st = GenerateRulerSamples(Inputs(), FitTask("niah_single_1"), 160, 1, 42, &tok, &out);
   EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
   EXPECT_NE(st.message().find("the smallest prompt"), std::string::npos) << st.message();
 }

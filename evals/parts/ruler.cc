@@ -5,7 +5,12 @@
 //
 // The answer prefix RULER appends to its input ("Answer: The special magic
 // number for X is") ends the user message (ruler_tasks.h documents the
-// choice).
+// choice). parts.ruler.profile picks how prompts are sized: "nvidia" (the
+// default: NVIDIA's prepare.py, byte for byte) or "fit". A task that
+// NVIDIA's script cannot prepare at a length (it would loop forever or
+// crash) is skipped there with a note and an info.skipped entry
+// {task, length, reason}; the part fails before any request only when no
+// task can run at any length.
 #include <map>
 
 #include "datasets/manifest.h"
@@ -46,11 +51,17 @@ class RulerPart : public Part {
     for (const auto& [t, n] : cfg.task_samples)
       if (std::find(tasks.begin(), tasks.end(), t) == tasks.end())
         return Status::InvalidInput("parts.ruler.samples_per_task." + t + ": not one of parts.ruler.tasks");
+    RulerProfile profile = RulerProfile::kNvidia;
+    if (!cfg.profile.empty()) {
+      Status st = RulerProfileByName(cfg.profile, &profile);
+      if (!st.ok()) return Status::InvalidInput("parts.ruler.profile: " + st.message());
+    }
     std::vector<RulerTaskConfig> configs;
     for (const auto& t : tasks) {
       RulerTaskConfig c;
       Status st = RulerTaskByName(t, &c);
       if (!st.ok()) return Status::InvalidInput("parts.ruler.tasks: " + st.message());
+      c.profile = profile;
       auto o = cfg.task_max_tokens.find(t);
       if (o != cfg.task_max_tokens.end()) c.max_tokens = o->second;
       configs.push_back(c);
@@ -90,18 +101,13 @@ class RulerPart : public Part {
       auto tn = cfg.task_samples.find(task.name);
       const int n = tn != cfg.task_samples.end() ? tn->second : default_n;
       for (int64_t length : lengths) {
-        std::vector<RulerSample> samples;
-        RulerGenStats stats;
-        Status st = GenerateRulerSamples(inputs, task, static_cast<int>(length), n, static_cast<uint64_t>(seed),
-                                         ctx.tokenizer, &samples, &stats);
-        if (!st.ok()) return st.Prefixed("ruler " + task.name + " at " + std::to_string(length));
-        tokenizer_calls += stats.tokenizer_calls;
-        for (auto& s : samples) {
-          if (ctx.limit >= 0 && static_cast<int>(out->items.size()) >= ctx.limit) break;
+        const size_t first_item = out->items.size();
+        const RulerSampleSink sink = [&](RulerSample s) -> Status {
+          if (ctx.limit >= 0 && static_cast<int>(out->items.size()) >= ctx.limit) return Status::Ok();
           Item it;
           it.id = s.id;
           it.category = s.task;
-          it.prompt.messages.push_back({"user", s.prompt});
+          it.prompt.messages.push_back({"user", std::move(s.prompt)});
           if (!s.assistant_prefix.empty()) it.prompt.messages.push_back({"assistant", s.assistant_prefix});
           it.prompt.params.max_tokens = s.max_tokens;
           it.prompt_sha256 = s.prompt_sha256;
@@ -111,12 +117,29 @@ class RulerPart : public Part {
           it.fields["prompt_tokens_counted"] = s.exact_prompt_tokens;
           it.score_data = {{"metric", static_cast<int>(task.metric)}, {"gold", s.gold}};
           out->items.push_back(std::move(it));
+          return Status::Ok();
+        };
+        RulerGenStats stats;
+        Status st = GenerateRulerSamples(inputs, task, static_cast<int>(length), n, static_cast<uint64_t>(seed),
+                                         ctx.tokenizer, sink, &stats);
+        if (!st.ok()) return st.Prefixed("ruler " + task.name + " at " + std::to_string(length));
+        tokenizer_calls += stats.tokenizer_calls;
+        if (stats.cannot_prepare) {
+          // NVIDIA's script writes nothing here: drop what came before the stop.
+          out->items.erase(out->items.begin() + static_cast<std::ptrdiff_t>(first_item), out->items.end());
+          out->notes.push_back("task " + task.name + " at " + std::to_string(length) + " skipped: " + stats.reason);
+          skipped.push_back({{"task", task.name}, {"length", length}, {"reason", stats.reason}});
         }
       }
     }
-    if (out->items.empty()) return Status::InvalidInput("parts.ruler: no task can run (see the notes above)");
+    if (out->items.empty()) {
+      std::string why;
+      for (const auto& sk : skipped) why += "; " + sk["reason"].get<std::string>();
+      return Status::InvalidInput("parts.ruler: no task can run at any length" + why);
+    }
     out->info["dataset"] = {{"files", shas}, {"sha256", shas["ruler/PaulGrahamEssays.json"]}};
     out->info["seed"] = seed;
+    out->info["profile"] = RulerProfileName(profile);
     out->info["lengths"] = lengths;
     out->info["tasks"] = tasks;
     out->info["skipped"] = skipped;

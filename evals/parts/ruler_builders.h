@@ -1,12 +1,18 @@
 // The per-family sample builders behind GenerateRulerSamples (internal to
 // the RULER part; tests use them directly).
 //
-// A builder is one sample of one task. Its constructor makes the draws that
-// do not depend on the haystack size, in RULER's order; Build(n) replays the
-// size-dependent draws from the saved stream state, so every trial size of
-// the fit gives a reproducible text, and Result(n) hands back the gold
-// outputs and the stream state after the build of n (the state the next
-// sample starts from). Not thread-safe; one sample at a time.
+// A builder is one call of the script's generate_input_output for one task.
+// Its constructor makes the draws that do not depend on the haystack size,
+// in RULER's order; Build(n) replays the size-dependent draws from the saved
+// stream state, so every trial size of the fit gives a reproducible text,
+// and Result(n) hands back the gold outputs and the stream state after the
+// build of n (the state the next call starts from). The nvidia profile
+// makes one builder per call of generate_input_output and builds it once.
+// With RulerBuildContext::python_exceptions set, a draw that raises in
+// Python (vt's IndexError on coinciding names, random.sample asked for more
+// than its population) is reported in Result(n).raised, with the streams as
+// they stand after the draws made before the exception. Not thread-safe;
+// one sample at a time.
 #ifndef EVALRUN_EVALS_PARTS_RULER_BUILDERS_H_
 #define EVALRUN_EVALS_PARTS_RULER_BUILDERS_H_
 
@@ -21,6 +27,7 @@
 #include "evals/parts/ruler_inputs.h"
 #include "evals/parts/ruler_length.h"
 #include "evals/parts/ruler_tasks.h"
+#include "evals/np_random.h"
 #include "evals/py_random.h"
 #include "evals/status.h"
 
@@ -30,7 +37,7 @@ namespace evalrun {
 // global `random`, `np` for numpy's global RNG (see ruler_tasks.h).
 struct RulerStreams {
   PyRandom py{42};
-  PyRandom np{42};
+  NpRandom np{42};
 };
 
 // Templates and answer prefixes of constants.py, and the fixed texts.
@@ -56,6 +63,21 @@ std::string RulerSingularTemplate(std::string_view tmpl);
 std::string RulerUuid4(PyRandom* rng);
 // ''.join(random.choices(alphabet, k=k)).
 std::string RulerChoices(std::string_view alphabet, int k, PyRandom* rng);
+// variable_tracking.py randomize_icl(example): the last num_hops + 1 words
+// get fresh upper-case names of their length (random.choices, one after the
+// other, each applied with str.replace), then "12345" a fresh
+// np.random.randint(10000, 99999).
+std::string RulerVtRandomizeIcl(std::string example, int num_hops, PyRandom* py, NpRandom* np);
+
+// freq_words_extraction.py's zeta(alpha) (scipy.special.zeta): exactly
+// scipy's 1.6449340668482264 for alpha 2 (synthetic.yaml's), else an
+// Euler-Maclaurin sum (close, not bit-exact).
+double RulerZeta(double alpha);
+// int(num_words * k**-alpha / zeta) for rank k >= 1, as a count of copies
+// ([w] * count is empty for a count <= 0). The C library's pow: numpy's
+// k**-2.0 may be 1 ulp off it (SVML), which leaves the truncated counts
+// unchanged (tests/ruler_zipf_test.cc).
+int64_t RulerZipfCount(int64_t num_words, int rank, double alpha, double zeta);
 
 // Helpers shared by the builders.
 inline constexpr char kRulerUpper[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -92,12 +114,17 @@ struct RulerBuildContext {
   uint64_t seed = 42;
   RulerEssayCache* essay = nullptr;   // niah essay tasks
   std::vector<std::string> cwe_pool;  // cwe: wonderwords pool, shuffled with Random(seed)
-  std::string vt_icl_example;         // vt: the in-context example ("" while building it)
+  // vt, fit profile: the in-context example each sample starts with,
+  // randomised inside Build ("" while building it, and always "" for the
+  // nvidia profile, which inserts it itself).
+  std::string vt_icl_example;
+  bool python_exceptions = false;  // nvidia: report Python's exceptions (above)
 };
 
 struct RulerBuilt {
   std::vector<std::string> gold;
   RulerStreams after;
+  std::string raised;  // python_exceptions: the exception Python raises here ("" = none)
 };
 
 class RulerSampleBuilder : public SizedPrompt {

@@ -108,15 +108,20 @@ class NiahBuilder : public RulerSampleBuilder {
       std::vector<std::string> lines;
       std::vector<std::string_view> views;
       if (t_.type_haystack == RulerHaystack::kNoise) {
-        views.assign(n, kRulerNoise);
+        views.assign(std::max(n, 0), kRulerNoise);
       } else {
-        lines.reserve(n);
+        lines.reserve(std::max(n, 0));
         for (int i = 0; i < n; ++i) {
           const std::string key = Draw(t_.type_needle_k, &r);
           const std::string value = Draw(t_.type_needle_v, &r);
           lines.push_back(NeedleText(key, value));
         }
         views.assign(lines.begin(), lines.end());
+      }
+      if (static_cast<size_t>(std::max(n, 0)) < k) {  // random.sample(range(n), k) raises
+        results_[n] = {{}, {r, np_}, "ValueError: Sample larger than population or is negative"};
+        text->clear();
+        return Status::Ok();
       }
       std::vector<size_t> idx = r.Sample(static_cast<size_t>(n), k);
       std::sort(idx.rbegin(), idx.rend());
@@ -169,7 +174,8 @@ class NiahBuilder : public RulerSampleBuilder {
   std::vector<std::string> keys_;
   std::vector<std::vector<std::string>> values_;
   std::vector<std::string> needles_;
-  PyRandom py_, np_;
+  PyRandom py_;
+  NpRandom np_;
   PyRandom line_rng_;  // kNeedle proxy: replays the distractor draws
   std::vector<int64_t> line_prefix_{0};
   std::string template_, type_v_display_;

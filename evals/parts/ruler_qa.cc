@@ -40,6 +40,13 @@ class QaBuilder : public RulerSampleBuilder {
 
   Status Build(int n, std::string* text) override {
     PyRandom r = py_;
+    text->clear();
+    if (n - static_cast<int>(item_.context.size()) < 0 && n < static_cast<int>(set_->docs.size())) {
+      // random.sample(curr_more, num_docs - len(curr_docs)) with a negative k.
+      if (!ctx_->python_exceptions) return Status::Internal("qa: fewer documents than the question's own");
+      results_[n] = {{}, {r, np_}, "ValueError: Sample larger than population or is negative"};
+      return Status::Ok();
+    }
     std::vector<int> docs = Docs(n, &r);
     PyRandom(ctx_->seed).Shuffle(&docs);
     std::string context;
@@ -49,7 +56,7 @@ class QaBuilder : public RulerSampleBuilder {
       context += set_->docs[docs[i]];
     }
     *text = Input(context);
-    results_[n] = {item_.outputs, {r, np_}};
+    results_[n] = {item_.outputs, {r, np_}, ""};
     return Status::Ok();
   }
 
@@ -85,7 +92,8 @@ class QaBuilder : public RulerSampleBuilder {
   const RulerBuildContext* ctx_;
   const RulerQaSet* set_;
   const RulerQaItem& item_;
-  PyRandom py_, np_;
+  PyRandom py_;
+  NpRandom np_;
   std::vector<int> addition_;
   int64_t fixed_bytes_ = 0;
 };

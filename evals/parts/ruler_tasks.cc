@@ -6,7 +6,7 @@
 
 #include "evals/near_miss.h"
 #include "evals/parts/ruler_builders.h"
-#include "evals/parts/ruler_length.h"
+#include "evals/parts/ruler_generate.h"
 #include "evals/sha256.h"
 
 namespace evalrun {
@@ -143,9 +143,59 @@ Status RulerTaskAvailable(const RulerInputs& in, const RulerTaskConfig& task) {
   return Status::Ok();
 }
 
+const char* RulerProfileName(RulerProfile profile) {
+  return profile == RulerProfile::kFit ? "fit" : "nvidia";
+}
+
+Status RulerProfileByName(std::string_view name, RulerProfile* out) {
+  const std::vector<std::string> names = {"nvidia", "fit"};
+  if (name == "nvidia") {
+    *out = RulerProfile::kNvidia;
+  } else if (name == "fit") {
+    *out = RulerProfile::kFit;
+  } else {
+    return Status::InvalidInput("unknown RULER profile \"" + std::string(name) + "\"" +
+                                DidYouMean(name, names) + " (known: nvidia, fit)");
+  }
+  return Status::Ok();
+}
+
+Status EmitRulerSample(const RulerGenEnv& env, const RulerSampleFacts& facts, std::string text,
+                       std::vector<std::string> gold) {
+  const RulerTaskConfig& task = *env.task;
+  // prepare.py's scripts: input_text.rfind(answer_prefix[:10]).
+  const std::string prefix_head =
+      std::string(RulerTemplateFor(task.family).answer_prefix).substr(0, 10);
+  RulerSample s;
+  s.id = task.name + "/" + std::to_string(env.length) + "/" + std::to_string(facts.index);
+  s.task = task.name;
+  s.length = env.length;
+  s.index = facts.index;
+  s.prompt_sha256 = Sha256Hex(text);
+  const size_t p = text.rfind(prefix_head);
+  const size_t cut = p == std::string::npos ? text.size() : p;
+  s.answer_prefix = text.substr(cut);
+  if (task.answer_prefix_mode == RulerAnswerPrefixMode::kAssistantPrefill) {
+    s.assistant_prefix = s.answer_prefix;
+    text.resize(cut);
+  }
+  s.prompt = std::move(text);
+  s.gold = std::move(gold);
+  s.max_tokens = task.max_tokens;
+  s.haystack_units = facts.units;
+  s.estimated_prompt_tokens = facts.estimated;
+  s.exact_prompt_tokens = facts.exact;
+  s.tokenizer_calls = facts.tokenizer_calls;
+  EVALRUN_RETURN_IF_ERROR((*env.sink)(std::move(s)));
+  ++env.stats->samples;
+  return Status::Ok();
+}
+
 Status GenerateRulerSamples(const RulerInputs& inputs, const RulerTaskConfig& task, int length,
-                            int n, uint64_t seed, Tokenizer* tok, std::vector<RulerSample>* out,
+                            int n, uint64_t seed, Tokenizer* tok, const RulerSampleSink& sink,
                             RulerGenStats* stats) {
+  if (!stats) return Status::Internal("GenerateRulerSamples: no stats");
+  *stats = RulerGenStats{};
   if (n < 0) return Status::InvalidInput("ruler: negative sample count");
   if (task.max_tokens < 0) return Status::InvalidInput(task.name + ": negative max_tokens");
   if (task.num_needle_k < 1 || task.num_needle_v < 1 || task.num_needle_q < 1 ||
@@ -154,19 +204,18 @@ Status GenerateRulerSamples(const RulerInputs& inputs, const RulerTaskConfig& ta
       !(task.alpha > 1.0)) {
     return Status::InvalidInput(task.name + ": task arguments out of range");
   }
+  if (seed > 0xFFFFFFFFULL) {
+    return Status::InvalidInput(task.name + ": seed " + std::to_string(seed) +
+                                " is out of numpy's range for np.random.seed (0 .. 2**32 - 1), "
+                                "which RULER's scripts call with it");
+  }
   EVALRUN_RETURN_IF_ERROR(RulerTaskAvailable(inputs, task));
-  LengthTarget target;
-  target.max_tokens = length - task.max_tokens;
-  if (target.max_tokens <= 0) {
+  if (length - task.max_tokens <= 0) {
     return Status::InvalidInput(task.name + ": length " + std::to_string(length) +
                                 " leaves no room for a prompt after the " +
                                 std::to_string(task.max_tokens) + "-token answer budget");
   }
-  if (n == 0) {
-    out->clear();
-    if (stats) *stats = RulerGenStats{};
-    return Status::Ok();
-  }
+  if (n == 0) return Status::Ok();
   const int calls_at_start = tok->calls();
 
   RulerEssayCache essay(&inputs);
@@ -176,108 +225,45 @@ Status GenerateRulerSamples(const RulerInputs& inputs, const RulerTaskConfig& ta
   ctx.length = length;
   ctx.seed = seed;
   ctx.essay = &essay;
+  ctx.python_exceptions = task.profile == RulerProfile::kNvidia;
   if (task.family == RulerFamily::kCommonWords) {
-    ctx.cwe_pool = inputs.cwe_words;  // sorted(set(words)), then Random(seed).shuffle
+    // common_words_extraction.py: sorted(set(words)), then Random(seed).shuffle.
+    ctx.cwe_pool = inputs.cwe_words;
     PyRandom(seed).Shuffle(&ctx.cwe_pool);
   }
-  RulerStreams streams{PyRandom(seed), PyRandom(seed)};
+  RulerGenEnv env;
+  env.inputs = &inputs;
+  env.task = &task;
+  env.length = length;
+  env.n = n;
+  env.seed = seed;
+  env.tok = tok;
+  env.sink = &sink;
+  env.stats = stats;
+  env.ctx = &ctx;
+  const Status st = task.profile == RulerProfile::kNvidia ? GenerateRulerNvidia(env)
+                                                          : GenerateRulerFit(env);
+  stats->tokenizer_calls = tok->calls() - calls_at_start;
+  return st;
+}
 
-  const std::string prefix_head =
-      std::string(RulerTemplateFor(task.family).answer_prefix).substr(0, 10);
-  const bool prefill = task.answer_prefix_mode == RulerAnswerPrefixMode::kAssistantPrefill;
-  std::map<std::string, int, std::less<>> prefix_tokens;
-  const TokenCounter chat_count = [&](std::string_view text, int* tokens) -> Status {
-    const size_t p = prefill ? text.rfind(prefix_head) : std::string_view::npos;
-    if (p == std::string_view::npos) return tok->CountChat(text, tokens);
-    int head = 0;
-    EVALRUN_RETURN_IF_ERROR(tok->CountChat(text.substr(0, p), &head));
-    const std::string_view tail = text.substr(p);
-    auto it = prefix_tokens.find(tail);
-    if (it == prefix_tokens.end()) {
-      int t = 0;
-      EVALRUN_RETURN_IF_ERROR(tok->Count(tail, &t));
-      it = prefix_tokens.emplace(std::string(tail), t).first;
-    }
-    *tokens = head + it->second;
+Status GenerateRulerSamples(const RulerInputs& inputs, const RulerTaskConfig& task, int length,
+                            int n, uint64_t seed, Tokenizer* tok, std::vector<RulerSample>* out,
+                            RulerGenStats* stats) {
+  std::vector<RulerSample> samples;
+  RulerGenStats local;
+  RulerGenStats* st_out = stats ? stats : &local;
+  const RulerSampleSink sink = [&samples](RulerSample s) {
+    samples.push_back(std::move(s));
     return Status::Ok();
   };
-
-  if (task.family == RulerFamily::kVariableTracking) {
-    // variable_tracking.py main(): one example of at most 500 tokens (raw
-    // count, no chat template), built first from the task's stream.
-    std::unique_ptr<RulerSampleBuilder> b;
-    EVALRUN_RETURN_IF_ERROR(MakeRulerBuilder(&ctx, 0, streams, /*vt_icl=*/true, &b));
-    LengthTarget icl_target;
-    icl_target.max_tokens = task.icl_max_tokens;
-    TokenEstimator icl_est;
-    FitResult fit;
-    const TokenCounter raw_count = [&](std::string_view text, int* tokens) {
-      return tok->Count(text, tokens);
-    };
-    EVALRUN_RETURN_IF_ERROR(FitToLength(b.get(), raw_count, icl_target, &icl_est, &fit)
-                                .Prefixed(task.name + ": in-context example"));
-    const RulerBuilt& built = b->Result(fit.units);
-    std::string answer;
-    for (size_t i = 0; i < built.gold.size(); ++i) answer += (i ? " " : "") + built.gold[i];
-    ctx.vt_icl_example = fit.text + " " + answer + "\n";
-    streams = built.after;
-  }
-  const int setup_calls = tok->calls() - calls_at_start;
-
-  std::vector<RulerSample> samples;
-  samples.reserve(n);
-  TokenEstimator est;
-  const std::string id_prefix = task.name + "/" + std::to_string(length) + "/";
-  for (int i = 0; i < n; ++i) {
-    const int calls_before = tok->calls();
-    std::unique_ptr<RulerSampleBuilder> b;
-    EVALRUN_RETURN_IF_ERROR(MakeRulerBuilder(&ctx, i, streams, /*vt_icl=*/false, &b));
-    FitResult fit;
-    EVALRUN_RETURN_IF_ERROR(FitToLength(b.get(), chat_count, target, &est, &fit)
-                                .Prefixed(id_prefix + std::to_string(i)));
-    if (task.family == RulerFamily::kCommonWords && fit.units >= b->MaxUnits() &&
-        target.max_tokens - fit.exact_tokens > EffectiveTolerance(target) &&
-        inputs.english_words.empty()) {
-      return Status::NotFound(
-          id_prefix + std::to_string(i) + ": cwe at length " + std::to_string(length) +
-          " needs more than the " + std::to_string(ctx.cwe_pool.size()) +
-          " distinct wonderwords words (the prompt stops at " + std::to_string(fit.exact_tokens) +
-          " of " + std::to_string(target.max_tokens) +
-          " tokens); put RULER's english_words.json "
-          "(sha256 " +
-          kRulerEnglishWordsSha256 + ") in " + inputs.ruler_dir);
-    }
-    const RulerBuilt& built = b->Result(fit.units);
-
-    RulerSample s;
-    s.id = id_prefix + std::to_string(i);
-    s.task = task.name;
-    s.length = length;
-    s.index = i;
-    s.prompt_sha256 = Sha256Hex(fit.text);
-    const size_t p = fit.text.rfind(prefix_head);
-    const size_t cut = p == std::string::npos ? fit.text.size() : p;
-    s.answer_prefix = fit.text.substr(cut);
-    if (prefill) {
-      s.assistant_prefix = s.answer_prefix;
-      s.prompt = fit.text.substr(0, cut);
-    } else {
-      s.prompt = std::move(fit.text);
-    }
-    s.gold = built.gold;
-    s.max_tokens = task.max_tokens;
-    s.haystack_units = fit.units;
-    s.estimated_prompt_tokens = fit.estimated_tokens;
-    s.exact_prompt_tokens = fit.exact_tokens;
-    s.tokenizer_calls = tok->calls() - calls_before;
-    streams = built.after;
-    samples.push_back(std::move(s));
+  EVALRUN_RETURN_IF_ERROR(GenerateRulerSamples(inputs, task, length, n, seed, tok, sink, st_out));
+  if (st_out->cannot_prepare) {
+    out->clear();
+    if (!stats) return Status::InvalidInput(st_out->reason);
+    return Status::Ok();
   }
   *out = std::move(samples);
-  if (stats) {
-    stats->tokenizer_calls = tok->calls() - calls_at_start;
-    stats->setup_calls = setup_calls;
-  }
   return Status::Ok();
 }
 

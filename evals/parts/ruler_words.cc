@@ -25,7 +25,13 @@ class CweBuilder : public RulerSampleBuilder {
     for (int f = 0; f < t_.num_fewshot; ++f) {
       std::vector<const std::string*> words;
       status_ = SampleWords(ex_n, &py_, &words);
-      if (!status_.ok()) return;
+      if (!status_.ok()) {
+        if (ctx->python_exceptions && status_.code() == Status::Code::kNotFound) {
+          raised_ = kSampleTooLarge;  // random.sample raises before drawing
+          status_ = Status::Ok();
+        }
+        return;
+      }
       std::string answer;
       for (int i = 0; i < std::min<int>(t_.num_cw, static_cast<int>(words.size())); ++i) {
         answer += (i ? " " : "") + std::to_string(i + 1) + ". " + *words[i];
@@ -57,8 +63,14 @@ class CweBuilder : public RulerSampleBuilder {
 
   Status Build(int n, std::string* text) override {
     PyRandom r = py_;
+    text->clear();
     std::vector<const std::string*> words;
-    EVALRUN_RETURN_IF_ERROR(SampleWords(n, &r, &words));
+    Status st = raised_.empty() ? SampleWords(n, &r, &words) : Status::Ok();
+    if (!raised_.empty() || (!st.ok() && ctx_->python_exceptions && st.code() == Status::Code::kNotFound)) {
+      results_[n] = {{}, {r, np_}, raised_.empty() ? kSampleTooLarge : raised_};
+      return Status::Ok();
+    }
+    EVALRUN_RETURN_IF_ERROR(st);
     *text = few_shots_ + "\n" + Input(Context(words, cr_, ur_));
     RulerBuilt built;
     for (int i = 0; i < std::min<int>(t_.num_cw, n); ++i) built.gold.push_back(*words[i]);
@@ -68,10 +80,15 @@ class CweBuilder : public RulerSampleBuilder {
   }
 
  private:
+  static constexpr char kSampleTooLarge[] =
+      "ValueError: Sample larger than population or is negative";
+
   // get_example's draw: random.sample(words, k) from the shuffled wonderwords
-  // pool, or from english_words when k exceeds it.
+  // pool, or from english_words when k exceeds it. NotFound (before any
+  // draw, as random.sample raises) when k exceeds the pool it picked.
   Status SampleWords(int k, PyRandom* r, std::vector<const std::string*>* out) const {
     const std::vector<std::string>* pool = &ctx_->cwe_pool;
+    if (k < 0) return Status::NotFound("cwe: a negative word count");
     if (static_cast<size_t>(k) > pool->size()) pool = &ctx_->inputs->english_words;
     if (static_cast<size_t>(k) > pool->size()) {
       return Status::NotFound(
@@ -110,17 +127,21 @@ class CweBuilder : public RulerSampleBuilder {
 
   const RulerBuildContext* ctx_;
   const RulerTaskConfig& t_;
-  PyRandom py_, np_;
+  PyRandom py_;
+  NpRandom np_;
   int cr_ = 30, ur_ = 3;
   std::string few_shots_;
   int64_t fixed_bytes_ = 0;
   Status status_;
+  std::string raised_;  // python_exceptions: a few-shot draw raised
 };
 
 // ---------------------------------------------------------------------------
 // freq_words_extraction.py
 
-double RiemannZeta(double s) {
+}  // namespace
+
+double RulerZeta(double s) {
   if (s == 2.0) return 1.6449340668482264;  // float(mpmath.zeta(2)) == pi**2/6
   // Euler-Maclaurin: sum_{k<N} k^-s + N^(1-s)/(s-1) + N^-s/2 + Bernoulli terms.
   const int kN = 64;
@@ -133,6 +154,14 @@ double RiemannZeta(double s) {
   sum += s * (s + 1) * (s + 2) * (s + 3) * (s + 4) / 30240.0 * std::pow(n, -s - 5);
   return sum;
 }
+
+int64_t RulerZipfCount(int64_t num_words, int rank, double alpha, double zeta) {
+  const int64_t c = static_cast<int64_t>(static_cast<double>(num_words) *
+                                         std::pow(static_cast<double>(rank), -alpha) / zeta);
+  return std::max<int64_t>(c, 0);
+}
+
+namespace {
 
 class FweBuilder : public RulerSampleBuilder {
  public:
@@ -153,7 +182,7 @@ class FweBuilder : public RulerSampleBuilder {
     vocab_.assign(seen.begin(), seen.end());  // sorted(set(vocab))
     PyRandom(ctx->seed).Shuffle(&vocab_);
     vocab_[0] = "...";  // the top rank is noise
-    zeta_ = RiemannZeta(t_.alpha);
+    zeta_ = RulerZeta(t_.alpha);
     fixed_bytes_ = static_cast<int64_t>(Input("").size());
   }
 
@@ -171,7 +200,7 @@ class FweBuilder : public RulerSampleBuilder {
   Status Build(int n, std::string* text) override {
     std::vector<int> words;
     for (size_t k = 0; k < vocab_.size(); ++k)
-      words.insert(words.end(), Count(n, k), static_cast<int>(k));
+      words.insert(words.end(), static_cast<size_t>(Count(n, k)), static_cast<int>(k));
     PyRandom(ctx_->seed).Shuffle(&words);
     std::string context;
     for (size_t i = 0; i < words.size(); ++i) {
@@ -187,10 +216,8 @@ class FweBuilder : public RulerSampleBuilder {
   }
 
  private:
-  // int(num_words * k**-alpha / zeta(alpha)) for rank k+1.
   int64_t Count(int n, size_t k) const {
-    return static_cast<int64_t>(static_cast<double>(n) *
-                                std::pow(static_cast<double>(k + 1), -t_.alpha) / zeta_);
+    return RulerZipfCount(n, static_cast<int>(k + 1), t_.alpha, zeta_);
   }
   std::string Input(std::string_view context) const {
     return RulerFormat(RulerFullTemplate(RulerFamily::kFreqWords),
@@ -199,7 +226,8 @@ class FweBuilder : public RulerSampleBuilder {
 
   const RulerBuildContext* ctx_;
   const RulerTaskConfig& t_;
-  PyRandom py_, np_;
+  PyRandom py_;
+  NpRandom np_;
   std::vector<std::string> vocab_;
   double zeta_ = 1;
   int64_t fixed_bytes_ = 0;
@@ -210,7 +238,7 @@ class FweBuilder : public RulerSampleBuilder {
 Status MakeCweBuilder(const RulerBuildContext* ctx, const RulerStreams& start,
                       std::unique_ptr<RulerSampleBuilder>* out) {
   auto b = std::make_unique<CweBuilder>(ctx, start);
-  if (!b->status().ok()) return b->status();
+  if (!b->status().ok()) return b->status();  // fit profile; nvidia reports it in Result()
   *out = std::move(b);
   return Status::Ok();
 }
