@@ -39,6 +39,8 @@ const char kUsage[] =
     "  -kvu, --kv-unified       one KV cache shared by all slots (-no-kvu, --no-kv-unified: one per slot)\n"
     "  -a, --alias STRING       the model name the API reports (default: the model path)\n"
     "  --metrics                enable the prometheus compatible metrics endpoint (default: disabled)\n"
+    "  --slots, --no-slots      expose the slots monitoring endpoint (default: enabled)\n"
+    "  --api-key KEY            the key every endpoint but /health and /models asks for\n"
     "  -m, --model FNAME        model path (default: models/fake.gguf; never read)\n"
     "accepted and ignored (so a llama-server command line works unchanged):\n"
     "  -t, --threads N    --no-webui    --chat-template NAME\n"
@@ -58,8 +60,8 @@ struct Flags {
   long long port = 8080, ctx = 0, slots = -1, load_ms = 0, fail_above = -1, n_ctx_train = 131072;
   int kv_unified = -1;  // -1: as the slots say
   double ms_per_token = 0;
-  bool metrics = false, ignore_sigterm = false, never_stop = false;
-  std::string model = "models/fake.gguf", alias;
+  bool metrics = false, slots_endpoint = true, ignore_sigterm = false, never_stop = false;
+  std::string model = "models/fake.gguf", alias, api_key;
 };
 
 evalrun::testing::FakeReply EchoNeedle(const nlohmann::json& request, bool never_stop) {
@@ -126,6 +128,10 @@ int ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       f->alias = f->alias.substr(0, f->alias.find(','));  // llama-server takes a list; the first is reported
     } else if (a == "--metrics") {
       f->metrics = true;
+    } else if (a == "--slots" || a == "--no-slots") {
+      f->slots_endpoint = a == "--slots";
+    } else if (a == "--api-key") {
+      if (!text(&f->api_key)) return Fail("--api-key: expected a key");
     } else if (a == "-m" || a == "--model") {
       if (!text(&f->model)) return Fail(a + ": expected a path");
     } else if (a == "--host") {
@@ -230,6 +236,8 @@ int main(int argc, char** argv) {
   o.n_ctx_train = static_cast<int>(f.n_ctx_train);
   o.alias = f.alias;
   o.metrics = f.metrics;
+  o.slots_endpoint = f.slots_endpoint;
+  o.api_key = f.api_key;
   o.model_path = f.model;
   o.ms_per_token = f.ms_per_token;
   // Loading: every endpoint answers 503 until main says the model is

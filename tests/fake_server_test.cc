@@ -106,8 +106,9 @@ class FakeServerTest : public ::testing::Test {
     for (const char* h : {"Server", "Content-Type", "Keep-Alive", "Connection", "Transfer-Encoding",
                           "X-Accel-Buffering", "Access-Control-Allow-Origin"})
       EXPECT_EQ(r.Header(h), ref.Header(h)) << ref_name << ": " << h;
-    if (!r.Header("Content-Length").empty())
+    if (!r.Header("Content-Length").empty()) {
       EXPECT_EQ(r.Header("Content-Length"), std::to_string(r.body.size())) << ref_name;
+    }
   }
 
   std::unique_ptr<FakeServer> server_;
@@ -195,6 +196,64 @@ TEST_F(FakeServerTest, ErrorBodiesAsTheReference) {
     EXPECT_EQ(r.body, c.reply);
     EXPECT_EQ(r.Header("Connection"), c.status >= 400 ? "close" : "");
   }
+}
+
+TEST_F(FakeServerTest, ApiKeyNoSlotsAndPostProps) {
+  // As the real one started with --api-key sekret --no-slots (measured).
+  FakeServerOptions o;
+  o.api_key = "sekret";
+  o.slots_endpoint = false;
+  StartServer(o);
+  const std::string denied = R"({"error":{"message":"Invalid API Key","type":"authentication_error","code":401}})";
+  struct Case {
+    const char* method;
+    const char* path;
+    const char* header;
+    int status;
+  } cases[] = {{"GET", "/health", "", 200},     {"GET", "/v1/models", "", 200},
+               {"GET", "/props", "", 401},      {"POST", "/tokenize", "", 401},
+               {"POST", "/v1/chat/completions", "Authorization: Bearer wrong\r\n", 401},
+               {"GET", "/props", "Authorization: Bearer sekret\r\n", 200},
+               {"GET", "/slots", "X-Api-Key: sekret\r\n", 501}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.method) + " " + c.path + " " + c.header);
+    ASSERT_TRUE(conn_.Connect(server_->port()));
+    RawReply r = conn_.Request(c.method, c.path, "", 10,
+                               std::string(c.header) + (std::string(c.method) == "POST" ? "Content-Length: 0\r\n" : ""));
+    EXPECT_EQ(r.status, c.status);
+    if (c.status == 401) {
+      EXPECT_EQ(r.body, denied);
+    }
+  }
+  ASSERT_TRUE(conn_.Connect(server_->port()));
+  RawReply slots = conn_.Request("GET", "/slots", "", 10, "Authorization: Bearer sekret\r\n");
+  EXPECT_EQ(slots.body,
+            R"({"error":{"code":501,"message":"This server does not support slots endpoint. Start it with `--slots`","type":"not_supported_error"}})");
+  ASSERT_TRUE(conn_.Connect(server_->port()));
+  RawReply props = conn_.Request("POST", "/props", "", 10, "Authorization: Bearer sekret\r\nContent-Length: 0\r\n");
+  EXPECT_EQ(props.status, 501);
+  EXPECT_EQ(props.body,
+            R"({"error":{"code":501,"message":"This server does not support changing global properties. Start it with `--props`","type":"not_supported_error"}})");
+  ASSERT_TRUE(conn_.Connect(server_->port()));
+  EXPECT_EQ(json::parse(conn_.Request("GET", "/props", "", 10, "Authorization: Bearer sekret\r\n").body)["endpoint_slots"],
+            false);
+}
+
+TEST_F(FakeServerTest, AStopStringEndsTheAnswerBeforeIt) {
+  // chat_stopword.body: finish_reason "stop", the text cut before the stop
+  // string, the tokens up to the one that completed it counted.
+  StartServer();
+  server_->SetResponder([](const json&) { return FakeReply{"Here is the answer: B. Done", "", "length"}; });
+  json r = json::parse(
+      conn_.Request("POST", "/v1/chat/completions", Chat(kHello, {{"max_tokens", 30}, {"stop", {"B.", "zzz"}}})).body);
+  EXPECT_EQ(KeyPaths(r), KeyPaths(Ref("chat_stopword.body")));
+  EXPECT_EQ(r["choices"][0]["finish_reason"], "stop");
+  EXPECT_EQ(r["choices"][0]["message"]["content"], "Here is the answer: ");
+  EXPECT_EQ(r["usage"]["completion_tokens"], 7);  // Here is the answer : B .
+  // Beyond the limit the limit wins.
+  r = json::parse(conn_.Request("POST", "/v1/chat/completions", Chat(kHello, {{"max_tokens", 3}, {"stop", "B."}})).body);
+  EXPECT_EQ(r["choices"][0]["finish_reason"], "length");
+  EXPECT_EQ(r["choices"][0]["message"]["content"], "Here is the");
 }
 
 TEST_F(FakeServerTest, PropsHasEveryKeyAndTheValuesThatMatter) {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "tests/support/fake_server_impl.h"
 
@@ -63,28 +64,65 @@ struct Plan {
   std::vector<std::pair<const char*, std::string>> pieces;
 };
 
-Plan MakePlan(const FakeReply& reply, int limit) {
+// The request's stop strings ("stop": a string or an array of them).
+std::vector<std::string> StopWords(const nlohmann::json& body) {
+  std::vector<std::string> out;
+  auto it = body.find("stop");
+  if (it == body.end()) return out;
+  if (it->is_string()) out.push_back(it->get<std::string>());
+  if (it->is_array())
+    for (const auto& w : *it)
+      if (w.is_string() && !w.get<std::string>().empty()) out.push_back(w.get<std::string>());
+  return out;
+}
+
+Plan MakePlan(const FakeReply& reply, int limit, const std::vector<std::string>& stop) {
   Plan p;
   const bool ends = reply.finish_reason != "length";
   const int t_reason = FakeTokenCount(reply.reasoning_content);
   const int t_content = reply.completion_tokens >= 0 ? std::max(0, reply.completion_tokens - t_reason)
                                                      : FakeTokenCount(reply.content);
-  if (ends && t_reason + t_content + 1 <= limit) {
+  // What the model writes, as far as the limit lets it.
+  std::string text = reply.content;
+  if (!ends) text += Filler(std::max(0, limit - t_reason - t_content));
+  // A stop string ends it once the token that completes it is generated;
+  // the text stops before the stop string (llama-server's STOP_TYPE_WORD).
+  size_t stop_at = std::string::npos, stop_end = 0;
+  for (const auto& w : stop) {
+    const size_t at = text.find(w);
+    if (at != std::string::npos && at < stop_at) {
+      stop_at = at;
+      stop_end = at + w.size();
+    }
+  }
+  if (stop_at != std::string::npos) {
+    int k = 0;
+    for (const auto& t : FakeTokenize(text)) {
+      ++k;
+      if (t.end >= stop_end) break;
+    }
+    if (t_reason + k <= limit) {
+      p.reasoning = reply.reasoning_content;
+      p.content = text.substr(0, stop_at);
+      p.n_gen = t_reason + k;
+      p.finish_reason = "stop";
+    }
+  }
+  if (p.finish_reason.empty() && ends && t_reason + t_content + 1 <= limit) {
     p.reasoning = reply.reasoning_content;
     p.content = reply.content;
     p.n_gen = t_reason + t_content + 1;  // and the end-of-sequence token
     p.finish_reason = "stop";
-  } else {
+  } else if (p.finish_reason.empty()) {
     p.n_gen = limit;
     p.finish_reason = "length";
     p.reasoning = FakeFirstTokens(reply.reasoning_content, limit);
     const int room = std::max(0, limit - t_reason);
-    p.content = room >= t_content ? reply.content : FakeFirstTokens(reply.content, room);
-    if (!ends && room > t_content) p.content += Filler(room - t_content);
+    p.content = ends && room >= t_content ? reply.content : FakeFirstTokens(text, room);
   }
-  for (const auto& [field, text] : {std::pair<const char*, const std::string*>{"reasoning_content", &p.reasoning},
+  for (const auto& [field, part] : {std::pair<const char*, const std::string*>{"reasoning_content", &p.reasoning},
                                     {"content", &p.content}})
-    for (const auto& t : FakeTokenize(*text)) p.pieces.emplace_back(field, text->substr(t.begin, t.end - t.begin));
+    for (const auto& t : FakeTokenize(*part)) p.pieces.emplace_back(field, part->substr(t.begin, t.end - t.begin));
   return p;
 }
 
@@ -161,7 +199,7 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   const int n_ctx_slot = slots.config().n_ctx_slot;
   int limit = n_ctx_slot - a.prompt_tokens;  // llama-server stops when the slot is full
   if (n_predict >= 0) limit = std::min(limit, std::max(1, n_predict));
-  auto plan = std::make_shared<Plan>(MakePlan(reply, limit));
+  auto plan = std::make_shared<Plan>(MakePlan(reply, limit, StopWords(body)));
   const int service_ms = reply.fault == Fault::kHang
                              ? reply.hang_ms
                              : reply.delay_ms + static_cast<int>(plan->n_gen * options().ms_per_token);

@@ -53,6 +53,7 @@ FakeServerFacts FakeServer::Impl::Facts() const {
   f.model_path = opts.model_path;
   f.build_info = opts.build_info;
   f.endpoint_metrics = opts.metrics;
+  f.endpoint_slots = opts.slots_endpoint;
   return f;
 }
 
@@ -85,6 +86,17 @@ void FakeServer::Impl::Handle(const FakeHttpRequest& req, FakeHttpResponse* res)
     res->body = FakeMiddlewareErrorBody(503, "Loading model", "unavailable_error");
     return;
   }
+  const FakeServerOptions o = options();
+  if (!o.api_key.empty() && p != "/health" && p != "/v1/health" && p != "/models" && p != "/v1/models") {
+    std::string key = req.Header("Authorization");
+    if (key.empty()) key = req.Header("X-Api-Key");
+    if (key.rfind("Bearer ", 0) == 0) key.erase(0, 7);
+    if (key != o.api_key) {
+      res->status = 401;
+      res->body = FakeMiddlewareErrorBody(401, "Invalid API Key", "authentication_error");
+      return;
+    }
+  }
 
   if (get && (p == "/health" || p == "/v1/health")) {
     std::lock_guard<std::mutex> l(mu);
@@ -96,18 +108,26 @@ void FakeServer::Impl::Handle(const FakeHttpRequest& req, FakeHttpResponse* res)
     res->body = "{\"status\":\"ok\"}";
     return;
   }
-  if (get && p == "/props" && options().props_endpoint) {
-    res->body = FakePropsBody(Facts());
-    return;
+  if (p == "/props" && o.props_endpoint) {
+    if (post)
+      return FakeError(res, 501, "This server does not support changing global properties. Start it with `--props`",
+                       "not_supported_error");
+    if (get) {
+      res->body = FakePropsBody(Facts());
+      return;
+    }
   }
   if (get && p == "/slots") {
+    if (!o.slots_endpoint)
+      return FakeError(res, 501, "This server does not support slots endpoint. Start it with `--slots`",
+                       "not_supported_error");
     if (req.query.find("fail_on_no_slot=") != std::string::npos && slots.idle_slots() == 0)
       return FakeError(res, 503, "no slot available", "unavailable_error");
     res->body = slots.SlotsJson().dump();
     return;
   }
   if (get && p == "/metrics") {
-    if (!options().metrics)
+    if (!o.metrics)
       return FakeError(res, 501, "This server does not support metrics endpoint. Start it with `--metrics`",
                        "not_supported_error");
     res->headers.emplace_back("Process-Start-Time-Unix", std::to_string(start_unix));
@@ -122,7 +142,6 @@ void FakeServer::Impl::Handle(const FakeHttpRequest& req, FakeHttpResponse* res)
 
   if (post && (p == "/tokenize" || p == "/detokenize" || p == "/apply-template")) {
     ++self->tokenize_requests_;
-    const FakeServerOptions o = options();
     if (!o.tokenize_endpoints) {
       res->status = 404;
       res->body = FakeMiddlewareErrorBody(404, "File Not Found", "not_found_error");

@@ -92,6 +92,10 @@ struct FakeServerOptions {
   double ms_per_token = 0;          // service time per generated token, besides FakeReply::delay_ms
   std::string alias;                // -a; "": the model path
   bool metrics = false;             // --metrics: GET /metrics answers (else 501, as llama-server)
+  bool slots_endpoint = true;       // --no-slots: GET /slots answers 501
+  // --api-key: every endpoint but /health and /models wants "Authorization:
+  // Bearer <key>" (or X-Api-Key) and answers 401 "Invalid API Key" without.
+  std::string api_key;
   int health_503_count = 0;         // the first N GET /health answer 503 (loading)
   std::string model_path = "models/fake.gguf";
   std::string build_info = "b10470-34af94c";
