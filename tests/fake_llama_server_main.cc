@@ -240,9 +240,9 @@ int main(int argc, char** argv) {
   o.api_key = f.api_key;
   o.model_path = f.model;
   o.ms_per_token = f.ms_per_token;
-  // Loading: every endpoint answers 503 until main says the model is
-  // loaded (a load that fails never does).
-  o.load_ms = fail || f.load_ms > 0 ? 1 << 30 : 0;
+  // Loading: every endpoint answers 503 until main has said the model is
+  // loaded, as llama-server (a load that fails never does).
+  o.load_ms = 1 << 30;
   evalrun::testing::FakeServer server(o);
   const bool never_stop = f.never_stop;
   server.SetResponder([never_stop](const nlohmann::json& r) { return EchoNeedle(r, never_stop); });
@@ -291,10 +291,8 @@ int main(int argc, char** argv) {
                f.slots, n_ctx_slot, kvu ? "true" : "false");
   std::fprintf(stderr, "main: model loaded\n");
   std::fprintf(stderr, "main: server is listening on http://127.0.0.1:%lld - starting the main loop\n", f.port);
-  if (f.load_ms > 0) {
-    o.load_ms = 0;  // healthy from now on (after the lines above)
-    server.SetOptions(o);
-  }
+  o.load_ms = 0;  // ready from now on (after the lines above)
+  server.SetOptions(o);
   wait_signal(-1);
   std::fprintf(stderr, "srv    operator(): operator(): cleaning up before exit...\n");
   server.Stop();
