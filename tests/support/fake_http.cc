@@ -212,8 +212,10 @@ void FakeHttpServer::Impl::AcceptLoop() {
     if (stopping.load()) return;
     Reap();
     if (r <= 0 || !(p[0].revents & POLLIN)) continue;
-    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    // accept(2), not accept4: the bench interposes accept (bench/tcp_nodelay_shim.cc).
+    int fd = ::accept(listen_fd, nullptr, nullptr);
     if (fd < 0) continue;
+    ::fcntl(fd, F_SETFD, FD_CLOEXEC);
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     ++accepted;

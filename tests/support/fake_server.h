@@ -2,20 +2,22 @@
 // b10470 does, measured against the real binary and its replies in
 // ../shared/reference/llama-server; only the model is scripted (a
 // Responder says what it would write). Loopback only (127.0.0.1).
-//
-// What it matches (fake_server_test.cc compares it with the reference):
+// fake_server.md lists what is matched, how it was checked, and what is
+// knowingly not; fake_server_test.cc and friends compare it with the
+// reference. In short:
 //   - the connection (fake_http.h): Keep-Alive: timeout=5, max=100, idle
 //     connections closed after 5 s, 100 replies per connection, every
 //     reply of 400 or more with Connection: close, streams closed after;
 //   - /health (503 "Loading model" on every endpoint while loading), /props
 //     (all 19 keys), /slots (idle and busy), /metrics (501 unless
 //     `metrics`), /models and /v1/models, /tokenize (with_pieces),
-//     /detokenize, /apply-template, 404 "File Not Found" elsewhere;
+//     /detokenize, /apply-template, 404 "File Not Found" elsewhere, 401
+//     without the api_key when one is set;
 //   - POST /v1/chat/completions (and /chat/completions): the reply's model
 //     is the alias; the answer is cut at max_tokens / n_predict /
-//     max_completion_tokens (finish_reason "length") and at the slot
-//     context; a prompt of n_ctx tokens or more gets the 400
-//     exceed_context_size_error; a finished answer ("stop") costs its
+//     max_completion_tokens (finish_reason "length"), at a stop string
+//     ("stop") and at the slot context; a prompt of n_ctx tokens or more
+//     gets the 400 exceed_context_size_error; a finished answer costs its
 //     tokens plus the end-of-sequence token; "stream": true answers with SSE
 //     chunks (stream_options.include_usage), then "data: [DONE]";
 //   - the slots and the KV cache (fake_slots.h): requests beyond the slots
@@ -23,7 +25,7 @@
 //     requests share kv_size cells and all fail with HTTP 500 "Context size
 //     has been exceeded." when they outgrow them; a request whose client
 //     goes away is cancelled and frees its slot;
-//   - POST /completion and /v1/completions (the prompt as the chat's).
+//   - POST /completion and /v1/completions (non-streamed).
 // Malformed JSON gets 500 with nlohmann's parse error, as llama-server.
 //
 // Thread-safe: the handlers run on the server's own threads; options and
@@ -61,15 +63,16 @@ enum class Fault {
 
 // What the scripted model writes for one request. The server, not the
 // script, decides how much of it is sent: it cuts the text at the
-// request's token limit and at the slot context, as llama-server does.
+// request's token limit, a stop string and the slot context, as
+// llama-server does.
 struct FakeReply {
   std::string content;
   std::string reasoning_content;   // generated before the content; sent as message.reasoning_content
   // How the model ends: "stop" = it writes the end-of-sequence token after
   // the text (one more generated token, as llama-server counts it);
   // "length" = it never ends: after the text it goes on ("... and so on")
-  // until the server's limit. Either way the reply says "length" when a
-  // limit cut it.
+  // until the server's limit. Any other value ends as "stop" does. Either
+  // way the reply says "length" when a limit cut it.
   std::string finish_reason = "stop";
   int completion_tokens = -1;      // the text's token count; -1: the fake tokenizer's
   int delay_ms = 0;                // service time inside a slot (the tokens come evenly over it)
