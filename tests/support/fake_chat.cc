@@ -55,6 +55,23 @@ bool TokenLimit(const nlohmann::json& body, int* n_predict, FakeHttpResponse* re
   return true;
 }
 
+// A boolean field of the request (false when absent); false (and the
+// schema's 400 in *res) when it is not a boolean.
+bool Flag(const nlohmann::json& obj, const char* key, bool* out, FakeHttpResponse* res) {
+  auto it = obj.find(key);
+  *out = false;
+  if (it == obj.end() || it->is_null()) return true;
+  if (!it->is_boolean()) {
+    FakeError(res, 400,
+              std::string("Field '") + key + "': [json.exception.type_error.302] type must be boolean, but is " +
+                  it->type_name(),
+              "invalid_request_error");
+    return false;
+  }
+  *out = it->get<bool>();
+  return true;
+}
+
 // What the slot will send: the texts cut at `limit` tokens, the count, the
 // finish reason, and one (field, piece) per generated token for a stream
 // (the end-of-sequence token has none).
@@ -138,11 +155,10 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   } catch (const nlohmann::json::exception& e) {
     return FakeError(res, 500, e.what(), "server_error");
   }
-  if (!body.is_object()) return FakeError(res, 500, "[json.exception.type_error.306] cannot use value() with " +
-                                                        std::string(body.type_name()), "server_error");
   std::string prompt_text;
   if (chat) {
-    if (!body.contains("messages")) return FakeError(res, 400, "'messages' is required", "invalid_request_error");
+    if (!body.is_object() || !body.contains("messages"))
+      return FakeError(res, 400, "'messages' is required", "invalid_request_error");
     if (!body["messages"].is_array())
       return FakeError(res, 400, "Expected 'messages' to be an array", "invalid_request_error");
     for (const auto& m : body["messages"])
@@ -150,7 +166,7 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
         return FakeError(res, 400, "All non-assistant messages must contain 'content'", "invalid_request_error");
     prompt_text = FakeApplyTemplate(body["messages"]);
   } else {
-    if (!body.contains("prompt"))
+    if (!body.is_object() || !body.contains("prompt"))
       return FakeError(res, 400, "[json.exception.out_of_range.403] key 'prompt' not found", "invalid_request_error");
     if (!body["prompt"].is_string())
       return FakeError(res, 400, "\"prompt\" must be a string (the fake takes no token arrays)",
@@ -159,10 +175,12 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   }
   int n_predict;
   if (!TokenLimit(body, &n_predict, res)) return;
-  const bool stream = chat && body.value("stream", false) == true;
-  const bool include_usage =
-      stream && body.contains("stream_options") && body["stream_options"].is_object() &&
-      body["stream_options"].value("include_usage", false) == true;
+  bool stream = false, include_usage = false;
+  if (!Flag(body, "stream", &stream, res)) return;
+  if (body.contains("stream_options") && body["stream_options"].is_object() &&
+      !Flag(body["stream_options"], "include_usage", &include_usage, res))
+    return;
+  stream = stream && chat;
 
   Responder respond;
   {

@@ -75,7 +75,7 @@ class Reader {
  public:
   explicit Reader(int fd) : fd_(fd) {}
 
-  // Waits up to timeout_ms for the first byte of a request (-1: forever).
+  // Waits up to timeout_ms for the first byte of a request.
   // False on timeout, close or error.
   bool WaitForData(int timeout_ms) {
     if (!buf_.empty()) return true;
@@ -257,9 +257,9 @@ void FakeHttpServer::Impl::Serve(int fd) {
       "Keep-Alive: timeout=" + std::to_string(opts.keep_alive_timeout_s) + ", max=" +
       std::to_string(opts.keep_alive_max_count) + "\r\n";
   for (int served = 0; served < opts.keep_alive_max_count && !stopping.load(); ++served) {
-    // The first request may take its time; later ones must come within the
-    // keep-alive timeout of the previous reply.
-    if (!in.WaitForData(served == 0 ? -1 : opts.keep_alive_timeout_s * 1000)) return;
+    // Each request, the first too, must start within the keep-alive timeout
+    // (httplib's keep_alive() before every request).
+    if (!in.WaitForData(opts.keep_alive_timeout_s * 1000)) return;
     std::string head, version;
     FakeHttpRequest req;
     if (!in.ReadHead(&head) || !ParseHead(head, &req, &version)) return;

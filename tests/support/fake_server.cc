@@ -71,6 +71,16 @@ std::string FakeServer::Impl::NextId() {
 }
 
 void FakeServer::Impl::Handle(const FakeHttpRequest& req, FakeHttpResponse* res) {
+  // llama-server's boundary (ex_wrapper): an exception is a 500 server_error.
+  try {
+    Route(req, res);
+  } catch (const std::exception& e) {
+    *res = FakeHttpResponse();
+    FakeError(res, 500, e.what(), "server_error");
+  }
+}
+
+void FakeServer::Impl::Route(const FakeHttpRequest& req, FakeHttpResponse* res) {
   bool loading;
   {
     std::lock_guard<std::mutex> l(mu);

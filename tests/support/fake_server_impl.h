@@ -21,8 +21,9 @@ namespace evalrun::testing {
 struct FakeServer::Impl {
   explicit Impl(FakeServer* s, const FakeServerOptions& o);
 
-  // Routes one request (the FakeHttpServer's handler).
+  // The FakeHttpServer's handler: Route, with an exception answered 500.
   void Handle(const FakeHttpRequest& req, FakeHttpResponse* res);
+  void Route(const FakeHttpRequest& req, FakeHttpResponse* res);
   // POST /v1/chat/completions, /chat/completions (`chat`), or /completion,
   // /completions, /v1/completions (`oai` for the OpenAI shape) (fake_chat.cc).
   void Generate(const FakeHttpRequest& req, FakeHttpResponse* res, bool chat, bool oai);
