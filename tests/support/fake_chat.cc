@@ -212,6 +212,7 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   if (reply.fault == Fault::kContextOverflow) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     slots.ForceOverflow();
+    slots.Release(task, false);  // forgets that this task failed (its slot is already free)
     return Overflow(res);
   }
   const int n_ctx_slot = slots.config().n_ctx_slot;
