@@ -198,6 +198,10 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   // A completion's "model" never stops (as the reference model, which
   // almost never writes EOS); a chat's says what the Responder says.
   FakeReply reply = chat ? respond(body) : FakeReply{"", "", "length"};
+  // Read after the Responder, under the lock a test's accessors take, so
+  // what the Responder touched happens before what the test reads next.
+  const FakeServerOptions o = options();
+  const FakeServerFacts facts = Facts();
 
   int task = -1, cached = 0;
   switch (slots.Admit(a, req.client_gone, &task, &cached)) {
@@ -221,16 +225,13 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   auto plan = std::make_shared<Plan>(MakePlan(reply, limit, StopWords(body)));
   const int service_ms = reply.fault == Fault::kHang
                              ? reply.hang_ms
-                             : reply.delay_ms + static_cast<int>(plan->n_gen * options().ms_per_token);
+                             : reply.delay_ms + static_cast<int>(plan->n_gen * o.ms_per_token);
 
   auto g = std::make_shared<FakeGeneration>();
   g->id = NextId();
   g->created = static_cast<long long>(std::time(nullptr));
-  {
-    const FakeServerFacts f = Facts();
-    g->model = f.model_alias;  // the request's "model" is ignored
-    g->build_info = f.build_info;
-  }
+  g->model = facts.model_alias;  // the request's "model" is ignored
+  g->build_info = facts.build_info;
   g->prompt_tokens = a.prompt_tokens;
   g->cached_tokens = cached;
   g->prompt_ms = std::max(0.001, (a.prompt_tokens - cached) * kPromptMsPerToken);
