@@ -1,8 +1,32 @@
-// An OpenAI-compatible test server that speaks as llama.cpp's llama-server
-// does (replies modelled on ../shared/reference/llama-server): its own
-// slots and queue, scripted answers, finish_reason "length", /health
-// answering 503 while "loading", /props, /tokenize, /apply-template, and
-// injected faults. Loopback only (127.0.0.1, a free port).
+// An OpenAI-compatible test server that behaves as llama.cpp's llama-server
+// b10470 does, measured against the real binary and its replies in
+// ../shared/reference/llama-server; only the model is scripted (a
+// Responder says what it would write). Loopback only (127.0.0.1).
+// fake_server.md lists what is matched, how it was checked, and what is
+// knowingly not; fake_server_test.cc and friends compare it with the
+// reference. In short:
+//   - the connection (fake_http.h): Keep-Alive: timeout=5, max=100, idle
+//     connections closed after 5 s, 100 replies per connection, every
+//     reply of 400 or more with Connection: close, streams closed after;
+//   - /health (503 "Loading model" on every endpoint while loading), /props
+//     (all 19 keys), /slots (idle and busy), /metrics (501 unless
+//     `metrics`), /models and /v1/models, /tokenize (with_pieces),
+//     /detokenize, /apply-template, 404 "File Not Found" elsewhere, 401
+//     without the api_key when one is set;
+//   - POST /v1/chat/completions (and /chat/completions): the reply's model
+//     is the alias; the answer is cut at max_tokens / n_predict /
+//     max_completion_tokens (finish_reason "length"), at a stop string
+//     ("stop") and at the slot context; a prompt of n_ctx tokens or more
+//     gets the 400 exceed_context_size_error; a finished answer costs its
+//     tokens plus the end-of-sequence token; "stream": true answers with SSE
+//     chunks (stream_options.include_usage), then "data: [DONE]";
+//   - the slots and the KV cache (fake_slots.h): requests beyond the slots
+//     wait and are not served in arrival order; with kv_unified the running
+//     requests share kv_size cells and all fail with HTTP 500 "Context size
+//     has been exceeded." when they outgrow them; a request whose client
+//     goes away is cancelled and frees its slot;
+//   - POST /completion and /v1/completions (non-streamed).
+// Malformed JSON gets 500 with nlohmann's parse error, as llama-server.
 //
 // Thread-safe: the handlers run on the server's own threads; options and
 // the responder may be changed between requests through the setters.
@@ -12,12 +36,12 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "tests/support/fake_tokenizer.h"
 
 namespace evalrun::testing {
 
@@ -28,7 +52,7 @@ enum class Fault {
   kHttp429,
   kHttp400,
   kResetMidBody,       // headers and half a body, then the connection closes
-  kHang,               // sleeps hang_ms before answering (cut short by Stop())
+  kHang,               // sleeps hang_ms before answering (cut short by Stop() or the client leaving)
   kMalformedJson,      // 200 with a body that is not JSON
   kEmptyChoices,       // 200 with "choices": []
   kErrorIn200,         // 200 carrying an error object
@@ -37,12 +61,21 @@ enum class Fault {
   kContextOverflow,    // all running requests fail with 500 "Context size has been exceeded."
 };
 
+// What the scripted model writes for one request. The server, not the
+// script, decides how much of it is sent: it cuts the text at the
+// request's token limit, a stop string and the slot context, as
+// llama-server does.
 struct FakeReply {
   std::string content;
-  std::string reasoning_content;   // sent as message.reasoning_content when not empty
+  std::string reasoning_content;   // generated before the content; sent as message.reasoning_content
+  // How the model ends: "stop" = it writes the end-of-sequence token after
+  // the text (one more generated token, as llama-server counts it);
+  // "length" = it never ends: after the text it goes on ("... and so on")
+  // until the server's limit. Any other value ends as "stop" does. Either
+  // way the reply says "length" when a limit cut it.
   std::string finish_reason = "stop";
-  int completion_tokens = -1;      // -1: counted by the fake tokenizer
-  int delay_ms = 0;                // service time inside a slot
+  int completion_tokens = -1;      // the text's token count; -1: the fake tokenizer's
+  int delay_ms = 0;                // service time inside a slot (the tokens come evenly over it)
   Fault fault = Fault::kNone;
   int hang_ms = 0;
 };
@@ -52,29 +85,30 @@ using Responder = std::function<FakeReply(const nlohmann::json& request)>;
 
 struct FakeServerOptions {
   int port = 0;                     // 0: a free port
-  int slots = 4;
-  int n_ctx = 8192;                 // per slot (GET /props)
+  int slots = 4;                    // llama-server's -np
+  int n_ctx = 8192;                 // per slot (n_ctx_slot, GET /props)
+  // llama-server's -kvu: the running requests share one pool of kv_size
+  // cells (its -c; 0: slots * n_ctx) and fail together when they outgrow it.
+  bool kv_unified = false;
+  int kv_size = 0;
+  int n_ctx_train = 131072;         // the model's training context (/models meta)
+  double ms_per_token = 0;          // service time per generated token, besides FakeReply::delay_ms
+  std::string alias;                // -a; "": the model path
+  bool metrics = false;             // --metrics: GET /metrics answers (else 501, as llama-server)
+  bool slots_endpoint = true;       // --no-slots: GET /slots answers 501
+  // --api-key: every endpoint but /health and /models wants "Authorization:
+  // Bearer <key>" (or X-Api-Key) and answers 401 "Invalid API Key" without.
+  std::string api_key;
   int health_503_count = 0;         // the first N GET /health answer 503 (loading)
   std::string model_path = "models/fake.gguf";
   std::string build_info = "b10470-34af94c";
-  bool tokenize_endpoints = true;   // /tokenize, /apply-template
+  bool tokenize_endpoints = true;   // /tokenize, /detokenize, /apply-template (false: 404)
   int tokenize_delay_ms = 0;        // per tokenizer call
-  bool props_endpoint = true;
-  int load_ms = 0;                  // GET /health answers 503 for this long after Start() (loading)
-  // llama-server's check: a chat prompt of n_ctx tokens or more (per slot,
-  // counted as usage.prompt_tokens) gets HTTP 400 exceed_context_size_error
-  // (../shared/reference/llama-server/err_toolong.body).
-  bool check_context = false;
+  bool props_endpoint = true;       // false: GET /props is 404 (a server that is not llama-server)
+  // Every endpoint answers 503 "Loading model" for this long after Start()
+  // (llama-server while it loads the model).
+  int load_ms = 0;
 };
-
-// The fake tokenizer: one token per run of letters/digits, one per other
-// non-space character; spaces are free. Deterministic and not additive
-// across joins ("a" + "b" = 1 token, not 2), like BPE.
-int FakeTokenCount(std::string_view text);
-
-// The chat template the fake applies (chatml, as the reference server's
-// fallback): "<|im_start|>user\n...<|im_end|>\n<|im_start|>assistant\n".
-std::string FakeApplyTemplate(const nlohmann::json& messages);
 
 class FakeServer {
  public:
@@ -83,8 +117,11 @@ class FakeServer {
   FakeServer(const FakeServer&) = delete;
   FakeServer& operator=(const FakeServer&) = delete;
 
-  // Binds 127.0.0.1 on a free port and serves on a thread. False on failure.
+  // Binds 127.0.0.1 (opts.port, or a free port) and serves on its own
+  // threads. False on failure.
   bool Start();
+  // Cuts running and waiting requests short (their connections close
+  // without a reply) and stops serving.
   void Stop();
 
   int port() const { return port_; }
@@ -95,22 +132,23 @@ class FakeServer {
   void SetOptions(const FakeServerOptions& o);
 
   // What the server saw.
-  int max_running() const { return max_running_.load(); }
-  int max_waiting() const { return max_waiting_.load(); }   // requests queued beyond the slots
+  int max_running() const;
+  int max_waiting() const;                                  // requests queued beyond the slots
   int chat_requests() const { return chat_requests_.load(); }
   int tokenize_requests() const { return tokenize_requests_.load(); }
   int health_requests() const { return health_requests_.load(); }
+  int connections() const;                                  // TCP connections accepted
   std::vector<nlohmann::json> requests() const;            // chat request bodies, arrival order
   // The Authorization header of every request received (any endpoint, any
   // method), in arrival order; "" for a request that had none.
   std::vector<std::string> authorizations() const;
 
- private:
   struct Impl;
+
+ private:
   std::unique_ptr<Impl> impl_;
   int port_ = 0;
-  std::atomic<int> max_running_{0}, max_waiting_{0}, chat_requests_{0}, tokenize_requests_{0},
-      health_requests_{0};
+  std::atomic<int> chat_requests_{0}, tokenize_requests_{0}, health_requests_{0};
 };
 
 }  // namespace evalrun::testing
