@@ -332,11 +332,12 @@ TEST_F(E2eFaults, HangPastTheTimeout) {
 TEST_F(E2eFaults, ContextOverflowFailsAllRunningThenRetried) {
   FakeServerOptions o;
   o.slots = 4;
-  FakeServer server(o);
-  ASSERT_TRUE(server.Start());
+  // Declared before the server: its handlers use them until it stops.
   std::mutex mu;
   std::map<std::string, int> attempts;
   int distinct = 0;
+  FakeServer server(o);
+  ASSERT_TRUE(server.Start());
   server.SetResponder([&](const nlohmann::json& req) {
     const std::string prompt = PromptOf(req);
     int attempt, order;
@@ -385,10 +386,11 @@ TEST_F(E2eFaults, ContextOverflowFailsAllRunningThenRetried) {
 TEST_F(E2eFaults, ContextOverflowPermanent) {
   FakeServerOptions o;
   o.slots = 4;
-  FakeServer server(o);
-  ASSERT_TRUE(server.Start());
+  // Declared before the server: its handlers use them until it stops.
   std::mutex mu;
   std::string culprit;
+  FakeServer server(o);
+  ASSERT_TRUE(server.Start());
   server.SetResponder([&](const nlohmann::json& req) {
     const std::string prompt = PromptOf(req);
     FakeReply r = Good();
@@ -445,10 +447,11 @@ TEST_F(E2eFaults, ContextOverflowPermanent) {
 
 // A 20 MB answer is a valid (huge) answer: recorded whole and scored.
 TEST_F(E2eFaults, TwentyMegabyteAnswerIsRecordedAndScored) {
-  FakeServer server;
-  ASSERT_TRUE(server.Start());
+  // Declared before the server: its handlers use them until it stops.
   std::mutex mu;
   std::string huge_prompt;
+  FakeServer server;
+  ASSERT_TRUE(server.Start());
   server.SetResponder([&](const nlohmann::json& req) {
     std::lock_guard<std::mutex> l(mu);
     if (huge_prompt.empty()) huge_prompt = PromptOf(req);
@@ -486,9 +489,10 @@ TEST_F(E2eFaults, TwentyMegabyteAnswerIsRecordedAndScored) {
 
 // Failures up to the card's max_failed are tolerated: exit 0, still recorded.
 TEST_F(E2eFaults, FailuresWithinMaxFailedExitZero) {
+  // Declared before the server: its handlers use them until it stops.
+  FaultScript script(WithFault(Fault::kHttp500), 0);
   FakeServer server;
   ASSERT_TRUE(server.Start());
-  FaultScript script(WithFault(Fault::kHttp500), 0);
   server.SetResponder([&](const nlohmann::json& req) { return script.Reply(req); });
   CardOptions c;
   c.questions = 3;
