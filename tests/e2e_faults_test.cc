@@ -205,9 +205,10 @@ class E2eFaults : public E2eTest {
                  size_t max_role_bytes = SIZE_MAX) {
     FakeServerOptions o;
     o.slots = 6;  // room for hung handlers besides the card's 2 requests in flight
+    // Declared before the server: its handlers use it until it stops.
+    FaultScript script(fault, transient_failures, max_role_bytes);
     FakeServer server(o);
     ASSERT_TRUE(server.Start());
-    FaultScript script(fault, transient_failures, max_role_bytes);
     server.SetResponder([&](const nlohmann::json& req) { return script.Reply(req); });
     const std::string card = WriteFaultCard(server.base_url(), c);
 
