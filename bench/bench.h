@@ -9,7 +9,10 @@
 //   ruler      RULER prompt preparation (in-process) and a 128K RULER run of
 //              the real binary (peak RSS);
 //   scoring    IFEval and MMLU-Pro scoring speed (scorer API and the real
-//              `evalrun score` path).
+//              `evalrun score` path);
+//   ruler-full RULER at its published size (13 tasks x 500 samples) at 32K
+//              and 128K through the real binary: preparation time and peak
+//              RSS (not in the default sections: it takes a long while).
 //
 // Single-threaded driver: the sections run one after another on the main
 // thread; only the fake server and the watchdog of a child run on others.
@@ -48,6 +51,7 @@ struct BenchOptions {
   // english_words.json beyond ~75K tokens; qa needs SQuAD / HotpotQA).
   std::vector<std::string> ruler_tasks = {"niah_single_2", "niah_multikey_2", "vt", "fwe"};
   int tokenize_delay_ms = 20;  // the fake server's tokenizer round trip
+  int ruler_full_samples = 500;  // ruler-full: samples per task
   // In-process RULER preparation: give its client sockets TCP_NODELAY (what
   // evalrun's transport would do with the fix proposed for issue 9).
   bool client_nodelay = false;
@@ -60,6 +64,7 @@ struct BenchOptions {
 bool RunOccupancySection(const BenchOptions& o, std::vector<Figure>* out);
 bool RunRulerSection(const BenchOptions& o, std::vector<Figure>* out);
 bool RunScoringSection(const BenchOptions& o, std::vector<Figure>* out);
+bool RunRulerFullSection(const BenchOptions& o, std::vector<Figure>* out);
 
 // ---------------------------------------------------------------------------
 // Helpers shared by the sections (bench_util.cc).

@@ -54,6 +54,7 @@ int Usage(const char* why) {
                "usage: evalrun-bench [--only occupancy,ruler,scoring] [--data-dir DIR] [--requests N]\n"
                "                     [--service-ms MS] [--slots 1,4,16] [--ruler-tasks a,b,...]\n"
                "                     [--ruler-samples N] [--tokenize-delay-ms MS] [--quiet-below LOAD]\n"
+               "                     [--only ruler-full [--ruler-full-samples 500]]\n"
                "                     [--json FILE] [--keep] [--verbose] [--evalrun PATH]\n"
                "                     [--fake-httplib-defaults] [--client-nodelay]\n",
                why);
@@ -102,6 +103,7 @@ int Main(int argc, char** argv) {
     else if (a == "--tokenize-delay-ms") o.tokenize_delay_ms = std::atoi(v.c_str());
     else if (a == "--ruler-samples") o.ruler_samples_per_task = std::atoi(v.c_str());
     else if (a == "--ruler-tasks") o.ruler_tasks = SplitCommas(v);
+    else if (a == "--ruler-full-samples") o.ruler_full_samples = std::atoi(v.c_str());
     else if (a == "--quiet-below") quiet_below = std::atof(v.c_str());
     else if (a == "--json") json_path = v;
     else if (a == "--slots") {
@@ -115,7 +117,8 @@ int Main(int argc, char** argv) {
       o.ruler_tasks.empty())
     return Usage("--requests, --service-ms, --ruler-samples must be >= 1; --slots and --ruler-tasks non-empty");
   for (const auto& s : only)
-    if (s != "occupancy" && s != "ruler" && s != "scoring") return Usage(("--only: unknown section " + s).c_str());
+    if (s != "occupancy" && s != "ruler" && s != "scoring" && s != "ruler-full")
+      return Usage(("--only: unknown section " + s).c_str());
   if (o.data_dir.empty()) o.data_dir = testing::DatasetsDir();
   if (!std::filesystem::is_directory(o.data_dir))
     return Usage(("data folder " + o.data_dir + " not found (--data-dir or $EVALRUN_BENCH_DATA)").c_str());
@@ -133,6 +136,7 @@ int Main(int argc, char** argv) {
     if (s == "occupancy") ok &= RunOccupancySection(o, &f);
     if (s == "ruler") ok &= RunRulerSection(o, &f);
     if (s == "scoring") ok &= RunScoringSection(o, &f);
+    if (s == "ruler-full") ok &= RunRulerFullSection(o, &f);
     if (o.verbose) PrintFigures(f, stderr);
     figures.insert(figures.end(), f.begin(), f.end());
   }

@@ -72,6 +72,7 @@ int64_t ReserveTokens(const Item& item) {
   if (counted < 0) {
     prompt = 64;  // the chat template's own tokens, generously
     for (const auto& m : item.prompt.messages) prompt += static_cast<int64_t>(m.content.size()) + 8;
+    if (item.spooled.valid()) prompt += item.spooled.bytes;
   }
   return prompt + std::max(0, item.prompt.params.max_tokens);
 }

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evals/card.h"
+#include "evals/prompt_spool.h"
 #include "evals/status.h"
 #include "evals/tokenizer.h"
 #include "evals/types.h"
@@ -37,7 +38,10 @@ struct PartContext {
 struct Item {
   std::string id;          // the dataset's question id, as a string
   std::string category;
+  // The messages; when `spooled` is valid, the first message's content is
+  // not here but in PreparedPart::spool (long prompts are kept on disk).
   Prompt prompt;
+  SpoolRef spooled;
   std::string prompt_sha256;
   nlohmann::json fields = nlohmann::json::object();  // written into samples.jsonl (gold, choice_order, ...)
   nlohmann::json score_data;                          // private to the part's scorer
@@ -45,9 +49,13 @@ struct Item {
 
 struct PreparedPart {
   std::vector<Item> items;                 // in dataset order
+  std::shared_ptr<PromptSpool> spool;      // where spooled prompts are (may be null)
   nlohmann::json info = nlohmann::json::object();  // selection, dataset sha256, profile: into results.json
   std::vector<std::string> notes;          // printed for the user (skipped tasks, ...)
 };
+
+// The item's prompt, whole (a spooled first message read back).
+Status LoadItemPrompt(const PreparedPart& part, const Item& item, Prompt* out);
 
 class Part {
  public:

@@ -540,12 +540,15 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     std::set<std::string> answered;
     for (const auto& l : existing.lines) answered.insert(l.value("id", std::string()));
 
-    std::vector<Prompt> prompts;
     std::vector<size_t> order;
-    for (size_t i = 0; i < r.prepared.items.size(); ++i) {
-      prompts.push_back(WithCardSampling(r.prepared.items[i].prompt, card));
+    for (size_t i = 0; i < r.prepared.items.size(); ++i)
       if (!answered.count(r.prepared.items[i].id)) order.push_back(i);
-    }
+    // Each prompt is made whole (read back from the spool) only when sent.
+    const PromptSource prompts = [&](size_t i, Prompt* p) {
+      EVALRUN_RETURN_IF_ERROR(LoadItemPrompt(r.prepared, r.prepared.items[i], p));
+      *p = WithCardSampling(std::move(*p), card);
+      return Status::Ok();
+    };
     JsonlAppender samples, failures;
     st = samples.Open(r.dir + "/samples.jsonl");
     if (st.ok()) st = failures.Open(r.dir + "/failed.jsonl");
@@ -638,7 +641,7 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
         for (const Counted& c : unsynced) progress.OnAnswer(c.score, c.cut_off, c.failed);
       unsynced.clear();
     };
-    pool.Run(prompts, order, on_answer, cancel, pause, on_batch_end);
+    pool.Run(r.prepared.items.size(), prompts, order, on_answer, cancel, pause, on_batch_end);
     progress.Finish();
     if (!write_error.ok()) return Fail(err, write_error, kExitIncomplete);
 

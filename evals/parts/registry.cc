@@ -27,6 +27,13 @@ std::vector<std::pair<std::string, std::string>> Part::Summary(const nlohmann::j
 
 namespace evalrun {
 
+Status LoadItemPrompt(const PreparedPart& part, const Item& item, Prompt* out) {
+  *out = item.prompt;
+  if (!item.spooled.valid()) return Status::Ok();
+  if (!part.spool || out->messages.empty()) return Status::Internal(item.id + ": spooled prompt without a spool");
+  return part.spool->Read(item.spooled, &out->messages[0].content);
+}
+
 int Part::FindItem(const nlohmann::json& line, const PreparedPart&,
                    const std::unordered_map<std::string, int>& index_by_id) const {
   auto it = line.find("id");

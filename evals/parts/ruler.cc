@@ -90,6 +90,8 @@ class RulerPart : public Part {
     const int64_t seed = cfg.seed.value_or(ctx.card->sampling.seed);
     const int default_n = cfg.samples_per_task > 0 ? cfg.samples_per_task : 10;
     int tokenizer_calls = 0;
+    out->spool = std::make_shared<PromptSpool>();
+    EVALRUN_RETURN_IF_ERROR(out->spool->Open());
     nlohmann::json skipped = nlohmann::json::array();
     for (const RulerTaskConfig& task : configs) {
       Status avail = RulerTaskAvailable(inputs, task);
@@ -107,7 +109,12 @@ class RulerPart : public Part {
           Item it;
           it.id = s.id;
           it.category = s.task;
-          it.prompt.messages.push_back({"user", std::move(s.prompt)});
+          // The text goes to disk at once (13 tasks x 500 samples at 128K
+          // are gigabytes); the pool reads it back when it sends it.
+          SpoolRef ref;
+          EVALRUN_RETURN_IF_ERROR(out->spool->Append(s.prompt, &ref));
+          it.spooled = ref;
+          it.prompt.messages.push_back({"user", std::string()});
           if (!s.assistant_prefix.empty()) it.prompt.messages.push_back({"assistant", s.assistant_prefix});
           it.prompt.params.max_tokens = s.max_tokens;
           it.prompt_sha256 = s.prompt_sha256;
