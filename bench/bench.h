@@ -83,7 +83,7 @@ bool ReadProcCpuAndHwm(int pid, double* cpu_s, int64_t* hwm_kb);
 // The CPU time (user + system) and name of every thread of a live process,
 // by thread id, from /proc/<pid>/task/<tid>/{stat,comm} (10 ms ticks).
 // Empty when it is gone. evalrun names its threads "evalrun-<role>"
-// (evals/thread_name.h).
+// (evals/base/thread_name.h).
 struct ThreadCpu {
   double cpu_s = 0;
   std::string name;

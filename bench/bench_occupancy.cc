@@ -41,7 +41,7 @@
 
 #include "bench/bench.h"
 #include "bench/tcp_nodelay_shim.h"
-#include "evals/http.h"
+#include "evals/server/http.h"
 #include "tests/support/fake_server.h"
 #include "tests/support/run_binary.h"
 
@@ -391,7 +391,7 @@ bool RunOccupancySection(const BenchOptions& o, std::vector<Figure>* out) {
     out->push_back({sec, tag + ": evalrun CPU per request (after startup)", Fmt("%.3f ms", cpu_per_req_ms),
                     "<= 0.3 ms", cpu_per_req_ms <= 0.3 ? Verdict::kPass : Verdict::kMiss});
     if (!s.thread_cpu.empty()) {
-      // By thread name (evals/thread_name.h): the pool's slot workers
+      // By thread name (evals/base/thread_name.h): the pool's slot workers
       // (HTTP + JSON), its writer (scoring, samples.jsonl, fsync), the main
       // thread (waits in the pool) and the rest (progress, noise sampler,
       // signals).

@@ -4,7 +4,7 @@
 // `ruler_tasks` x `ruler_samples_per_task` prompts at 32K and at 128K, with
 // each profile (nvidia, the default, and fit), each count a round trip to the
 // fake server's /apply-template + /tokenize (MakeServerTokenizer,
-// evals/server_tokenizer.h), which answers after `tokenize_delay_ms`. A
+// evals/server/server_tokenizer.h), which answers after `tokenize_delay_ms`. A
 // wrapping tokenizer times every call, so the figures split the wall time
 // into the tokenizer's round trips and evalrun's own work (and the driving
 // thread's CPU). Tasks that NVIDIA's script could not prepare at a length
@@ -23,11 +23,11 @@
 
 #include "bench/bench.h"
 #include "bench/tcp_nodelay_shim.h"
-#include "evals/card.h"
-#include "evals/http.h"
+#include "evals/run/card.h"
+#include "evals/server/http.h"
 #include "evals/parts/ruler_inputs.h"
 #include "evals/parts/ruler_tasks.h"
-#include "evals/server_tokenizer.h"
+#include "evals/server/server_tokenizer.h"
 #include "tests/support/fake_server.h"
 #include "tests/support/run_binary.h"
 

@@ -4,7 +4,7 @@
 // no delay), 4 slots answering at once. Figures: preparation time (spawn to
 // the first chat request, which comes after every prompt is made), peak RSS
 // then (VmHWM) and over the whole run (wait4 ru_maxrss), target < 200 MB:
-// prompts are spooled to disk (evals/prompt_spool.h), not held in memory.
+// prompts are spooled to disk (evals/run/prompt_spool.h), not held in memory.
 #include <atomic>
 #include <mutex>
 

@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "evals/status.h"
+#include "evals/base/status.h"
 
 namespace evalrun {
 

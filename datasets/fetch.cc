@@ -16,11 +16,11 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/zip_reader.h"
-#include "evals/exit_codes.h"
-#include "evals/http.h"
-#include "evals/json_fields.h"
-#include "evals/near_miss.h"
-#include "evals/sha256.h"
+#include "evals/base/exit_codes.h"
+#include "evals/server/http.h"
+#include "evals/base/json_fields.h"
+#include "evals/base/near_miss.h"
+#include "evals/base/sha256.h"
 
 namespace evalrun {
 namespace {

@@ -78,7 +78,7 @@ struct ListOptions {
   const std::vector<Manifest>* manifests = nullptr;  // null: AllManifests()
 };
 
-// Exit codes (evals/exit_codes.h): kExitOk when every requested file is in
+// Exit codes (evals/base/exit_codes.h): kExitOk when every requested file is in
 // place and verified; kExitBadInput for an unknown name, a manifest without a
 // source, a local I/O error or a file that failed verification (kept as
 // .bad); else kExitUnreachable when a source could not be downloaded (no

@@ -6,8 +6,8 @@
 #include <map>
 #include <mutex>
 
-#include "evals/json_fields.h"
-#include "evals/sha256.h"
+#include "evals/base/json_fields.h"
+#include "evals/base/sha256.h"
 
 namespace evalrun {
 

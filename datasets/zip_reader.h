@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "evals/status.h"
+#include "evals/base/status.h"
 
 namespace evalrun {
 

@@ -13,14 +13,14 @@
 #include <thread>
 
 #include "datasets/fetch.h"
-#include "evals/cancel.h"
-#include "evals/compare.h"
-#include "evals/report.h"
-#include "evals/engine.h"
-#include "evals/exit_codes.h"
-#include "evals/near_miss.h"
-#include "evals/runner.h"
-#include "evals/thread_name.h"
+#include "evals/base/cancel.h"
+#include "evals/publish/compare.h"
+#include "evals/publish/report.h"
+#include "evals/server/engine.h"
+#include "evals/base/exit_codes.h"
+#include "evals/base/near_miss.h"
+#include "evals/run/runner.h"
+#include "evals/base/thread_name.h"
 
 namespace evalrun {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "evals/card.h"
+#include "evals/run/card.h"
 
 namespace {
 

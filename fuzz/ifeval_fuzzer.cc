@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "evals/json_fields.h"
-#include "evals/jsonl.h"
+#include "evals/base/json_fields.h"
+#include "evals/base/jsonl.h"
 #include "scorers/ifeval_checkers.h"
 #include "scorers/ifeval_eval.h"
 #include "scorers/langdetect.h"

@@ -12,7 +12,7 @@
 #include <vector>
 #include <utility>
 
-#include "evals/near_miss.h"
+#include "evals/base/near_miss.h"
 #include "scorers/ifeval_text_util.h"
 #include "scorers/py_unicode.h"
 #include "scorers/langdetect.h"

@@ -33,7 +33,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evals/status.h"
+#include "evals/base/status.h"
 
 namespace evalrun {
 

@@ -26,7 +26,7 @@
 
 #include <re2/re2.h>
 
-#include "evals/status.h"
+#include "evals/base/status.h"
 
 namespace evalrun {
 class PunktModel;

@@ -39,8 +39,8 @@
 #include <utility>
 #include <vector>
 
-#include "evals/py_random.h"
-#include "evals/status.h"
+#include "evals/base/py_random.h"
+#include "evals/base/status.h"
 
 namespace evalrun {
 

@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "evals/status.h"
+#include "evals/base/status.h"
 
 namespace evalrun {
 

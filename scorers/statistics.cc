@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "evals/py_random.h"
+#include "evals/base/py_random.h"
 
 namespace evalrun {
 namespace {

@@ -3,7 +3,7 @@
 // difference of means.
 //
 // Everything here is a pure function of its arguments: the bootstrap draws
-// from PyRandom (evals/py_random.h: CPython's Mersenne Twister, bit-exact on
+// from PyRandom (evals/base/py_random.h: CPython's Mersenne Twister, bit-exact on
 // every platform) with a seed the caller gives, never from std::
 // distributions, so the same inputs give the same interval everywhere.
 // All functions are thread-safe (no shared state).

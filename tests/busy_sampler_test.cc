@@ -1,4 +1,4 @@
-#include "evals/busy_sampler.h"
+#include "evals/watch/busy_sampler.h"
 
 #include <gtest/gtest.h>
 #include <sys/prctl.h>

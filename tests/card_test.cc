@@ -1,4 +1,4 @@
-#include "evals/card.h"
+#include "evals/run/card.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "evals/compare.h"
+#include "evals/publish/compare.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "evals/exit_codes.h"
+#include "evals/base/exit_codes.h"
 #include "scorers/statistics.h"
 #include "tests/support/capture_output.h"
 #include "tests/support/run_binary.h"

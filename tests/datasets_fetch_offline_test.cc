@@ -19,7 +19,7 @@
 
 #include "datasets/fetch.h"
 #include "datasets/manifest.h"
-#include "evals/exit_codes.h"
+#include "evals/base/exit_codes.h"
 #include "tests/support/capture_output.h"
 #include "tests/support/run_binary.h"
 #include "tests/support/temp_dir.h"

@@ -24,9 +24,9 @@
 
 #include "datasets/fetch.h"
 #include "datasets/manifest.h"
-#include "evals/exit_codes.h"
-#include "evals/http.h"
-#include "evals/sha256.h"
+#include "evals/base/exit_codes.h"
+#include "evals/server/http.h"
+#include "evals/base/sha256.h"
 #include "tests/support/capture_output.h"
 #include "tests/support/run_binary.h"
 #include "tests/support/temp_dir.h"

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evals/sha256.h"
+#include "evals/base/sha256.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
 

@@ -1,7 +1,7 @@
 // The managed engine, run against the fake llama-server program
 // (tests/fake_llama_server_main.cc): start, health wait, log, stop of the
 // whole process group, load failures, timeouts, cancellation.
-#include "evals/engine.h"
+#include "evals/server/engine.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 // The fit part: the ladder of context sizes against the fake llama-server
 // program as a managed engine, and against an in-process fake as an
 // external engine; prompt sizing with the server's tokenizer.
-#include "evals/fit.h"
+#include "evals/parts/fit.h"
 
 #include <atomic>
 #include <cstdlib>

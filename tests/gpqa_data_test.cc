@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "evals/sha256.h"
+#include "evals/base/sha256.h"
 #include "gtest/gtest.h"
 #include "tests/test_paths.h"
 

@@ -1,4 +1,4 @@
-#include "evals/gpu_reader.h"
+#include "evals/watch/gpu_reader.h"
 
 #include <gtest/gtest.h>
 

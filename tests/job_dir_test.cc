@@ -1,6 +1,6 @@
 // JobDir: one process per job folder (flock), default names that never
 // collide, and nothing left behind by a start that fails.
-#include "evals/job_dir.h"
+#include "evals/run/job_dir.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "evals/json_diff.h"
+#include "evals/base/json_diff.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "evals/kv_capacity.h"
+#include "evals/server/kv_capacity.h"
 
 #include <gtest/gtest.h>
 
-#include "evals/context_check.h"
+#include "evals/run/context_check.h"
 
 namespace evalrun {
 namespace {

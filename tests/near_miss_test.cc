@@ -1,4 +1,4 @@
-#include "evals/near_miss.h"
+#include "evals/base/near_miss.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "evals/openai_wire.h"
+#include "evals/server/openai_wire.h"
 
 #include <gtest/gtest.h>
 

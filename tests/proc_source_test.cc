@@ -1,4 +1,4 @@
-#include "evals/proc_source.h"
+#include "evals/watch/proc_source.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

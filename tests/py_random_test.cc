@@ -1,7 +1,7 @@
 // PyRandom against CPython 3.11.2's random.Random. Every expected value below
 // was printed by python3 (doubles with '%.17g'), e.g.
 //   r = random.Random(42); [r._randbelow(n) for n in (1, 2, 3, ...)]
-#include "evals/py_random.h"
+#include "evals/base/py_random.h"
 
 #include <cstdint>
 #include <numeric>

@@ -1,4 +1,4 @@
-#include "evals/report.h"
+#include "evals/publish/report.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "evals/exit_codes.h"
+#include "evals/base/exit_codes.h"
 #include "tests/support/capture_output.h"
 #include "tests/support/run_binary.h"
 #include "tests/support/temp_dir.h"

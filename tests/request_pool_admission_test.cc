@@ -11,7 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "evals/request_pool.h"
+#include "evals/run/request_pool.h"
 
 namespace evalrun {
 namespace {

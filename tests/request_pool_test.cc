@@ -1,4 +1,4 @@
-#include "evals/request_pool.h"
+#include "evals/run/request_pool.h"
 
 #include <gtest/gtest.h>
 #include <pthread.h>

@@ -1,14 +1,14 @@
-// NpRandom (evals/np_random.h) against Debian's numpy 1.24.2. Every expected
+// NpRandom (evals/base/np_random.h) against Debian's numpy 1.24.2. Every expected
 // value was printed by /usr/bin/python3 with numpy's legacy global RNG, e.g.
 //   np.random.seed(42); [int(np.random.randint(10000, 99999)) for _ in range(8)]
-#include "evals/np_random.h"
+#include "evals/base/np_random.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "evals/sha256.h"
+#include "evals/base/sha256.h"
 
 namespace evalrun {
 namespace {

@@ -26,7 +26,7 @@
 #include "evals/parts/ruler_builders.h"
 #include "evals/parts/ruler_inputs.h"
 #include "evals/parts/ruler_tasks.h"
-#include "evals/sha256.h"
+#include "evals/base/sha256.h"
 #include "tests/test_paths.h"
 
 namespace evalrun {

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "evals/card.h"
-#include "evals/part.h"
+#include "evals/run/card.h"
+#include "evals/run/part.h"
 #include "evals/parts/parts.h"
 #include "tests/support/counting_tokenizer.h"
 #include "tests/test_paths.h"

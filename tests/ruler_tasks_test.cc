@@ -21,9 +21,9 @@
 
 #include "evals/parts/ruler_builders.h"
 #include "evals/parts/ruler_inputs.h"
-#include "evals/np_random.h"
-#include "evals/py_random.h"
-#include "evals/sha256.h"
+#include "evals/base/np_random.h"
+#include "evals/base/py_random.h"
+#include "evals/base/sha256.h"
 #include "tests/support/counting_tokenizer.h"
 #include "tests/test_paths.h"
 

@@ -1,4 +1,4 @@
-#include "evals/run_files.h"
+#include "evals/run/run_files.h"
 
 #include <gtest/gtest.h>
 

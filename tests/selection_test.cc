@@ -1,4 +1,4 @@
-#include "evals/selection.h"
+#include "evals/base/selection.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "evals/py_random.h"
+#include "evals/base/py_random.h"
 
 namespace evalrun {
 namespace {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "evals/sha256.h"
+#include "evals/base/sha256.h"
 #include "gtest/gtest.h"
 #include "tests/test_paths.h"
 

@@ -6,8 +6,8 @@
 #include "evals/parts/gpqa_data.h"
 #include "evals/parts/parts.h"
 #include "evals/parts/prepare_steps.h"
-#include "evals/results.h"
-#include "evals/sha256.h"
+#include "evals/run/results.h"
+#include "evals/base/sha256.h"
 #include "scorers/choice_extract.h"
 
 namespace evalrun {

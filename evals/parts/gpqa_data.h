@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "evals/status.h"
+#include "evals/base/status.h"
 
 namespace evalrun {
 

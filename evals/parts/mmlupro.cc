@@ -4,12 +4,12 @@
 #include <map>
 
 #include "datasets/manifest.h"
-#include "evals/json_fields.h"
-#include "evals/jsonl.h"
+#include "evals/base/json_fields.h"
+#include "evals/base/jsonl.h"
 #include "evals/parts/parts.h"
 #include "evals/parts/prepare_steps.h"
-#include "evals/results.h"
-#include "evals/sha256.h"
+#include "evals/run/results.h"
+#include "evals/base/sha256.h"
 #include "scorers/choice_extract.h"
 
 namespace evalrun {

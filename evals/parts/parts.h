@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "evals/part.h"
+#include "evals/run/part.h"
 
 namespace evalrun {
 

@@ -1,8 +1,8 @@
 #include "evals/parts/prepare_steps.h"
 
 #include "datasets/manifest.h"
-#include "evals/selection.h"
-#include "evals/sha256.h"
+#include "evals/base/selection.h"
+#include "evals/base/sha256.h"
 
 namespace evalrun {
 

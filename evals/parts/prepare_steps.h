@@ -1,4 +1,4 @@
-// The steps of Part::Prepare (evals/part.h) that the parts asking a list of
+// The steps of Part::Prepare (evals/run/part.h) that the parts asking a list of
 // dataset questions (mmlupro, gpqa, ifeval) share: finding the data file,
 // picking the questions, recording the pick in PreparedPart::info.
 //
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "evals/part.h"
-#include "evals/status.h"
+#include "evals/run/part.h"
+#include "evals/base/status.h"
 
 namespace evalrun {
 
@@ -23,7 +23,7 @@ Status FindDataFile(const PartContext& ctx, const std::string& rel_path, std::st
                     std::string* sha256);
 
 // The questions to ask, as indices into `ids` in dataset order: the part's
-// `questions` picked by StratifiedSample (evals/selection.h) over
+// `questions` picked by StratifiedSample (evals/base/selection.h) over
 // `categories` with `seed` (every question under `score`), then the first
 // --limit of them.
 std::vector<size_t> SelectQuestions(const PartContext& ctx, const std::vector<std::string>& ids,

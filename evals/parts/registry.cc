@@ -1,7 +1,7 @@
 #include <functional>
 #include <map>
 
-#include "evals/part.h"
+#include "evals/run/part.h"
 #include "evals/parts/parts.h"
 
 namespace evalrun {

@@ -17,7 +17,7 @@
 #include "evals/parts/parts.h"
 #include "evals/parts/ruler_inputs.h"
 #include "evals/parts/ruler_tasks.h"
-#include "evals/results.h"
+#include "evals/run/results.h"
 #include "scorers/ruler_metrics.h"
 
 namespace evalrun {

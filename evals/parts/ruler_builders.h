@@ -27,9 +27,9 @@
 #include "evals/parts/ruler_inputs.h"
 #include "evals/parts/ruler_length.h"
 #include "evals/parts/ruler_tasks.h"
-#include "evals/np_random.h"
-#include "evals/py_random.h"
-#include "evals/status.h"
+#include "evals/base/np_random.h"
+#include "evals/base/py_random.h"
+#include "evals/base/status.h"
 
 namespace evalrun {
 

@@ -12,8 +12,8 @@
 
 #include "evals/parts/ruler_builders.h"
 #include "evals/parts/ruler_tasks.h"
-#include "evals/status.h"
-#include "evals/tokenizer.h"
+#include "evals/base/status.h"
+#include "evals/server/tokenizer.h"
 
 namespace evalrun {
 

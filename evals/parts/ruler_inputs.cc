@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "evals/parts/ruler_tasks.h"
-#include "evals/sha256.h"
+#include "evals/base/sha256.h"
 #include "scorers/py_unicode.h"
 
 namespace evalrun {

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "evals/status.h"
+#include "evals/base/status.h"
 #include "scorers/punkt.h"
 
 namespace evalrun {

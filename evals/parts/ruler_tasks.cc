@@ -4,10 +4,10 @@
 #include <memory>
 #include <utility>
 
-#include "evals/near_miss.h"
+#include "evals/base/near_miss.h"
 #include "evals/parts/ruler_builders.h"
 #include "evals/parts/ruler_generate.h"
-#include "evals/sha256.h"
+#include "evals/base/sha256.h"
 
 namespace evalrun {
 namespace {

@@ -88,8 +88,8 @@
 #include <vector>
 
 #include "evals/parts/ruler_inputs.h"
-#include "evals/status.h"
-#include "evals/tokenizer.h"
+#include "evals/base/status.h"
+#include "evals/server/tokenizer.h"
 #include "scorers/ruler_metrics.h"
 
 namespace evalrun {

@@ -11,7 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "evals/http.h"
+#include "evals/server/http.h"
 #include "tests/real/real_lane.h"
 #include "tests/support/raw_http.h"
 

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "evals/http.h"
+#include "evals/server/http.h"
 #include "tests/support/run_binary.h"
 #include "tests/test_paths.h"
 

@@ -1,4 +1,4 @@
-// A Tokenizer (evals/tokenizer.h) whose counts come from two plain
+// A Tokenizer (evals/server/tokenizer.h) whose counts come from two plain
 // functions, with the round trips a real one would make counted; the fakes
 // of the RULER and fit tests differ only in those functions. Tests only.
 //
@@ -11,7 +11,7 @@
 
 #include <string_view>
 
-#include "evals/tokenizer.h"
+#include "evals/server/tokenizer.h"
 
 namespace evalrun::testing {
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evals/jsonl.h"
+#include "evals/base/jsonl.h"
 #include "tests/support/run_binary.h"
 #include "tests/test_paths.h"
 

@@ -1,5 +1,5 @@
 // The fake llama-server program (tests/fake_llama_server_main.cc) run as a
-// managed engine (evals/engine.h) by the engine and fit tests: where the
+// managed engine (evals/server/engine.h) by the engine and fit tests: where the
 // program is, a free port for it, the options that start it, a look in /proc
 // for copies left running, and a fixture that checks none is. Tests only.
 //
@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "evals/engine.h"
+#include "evals/server/engine.h"
 #include "tests/support/run_binary.h"
 
 namespace evalrun::testing {

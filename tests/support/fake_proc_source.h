@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "evals/proc_source.h"
-#include "evals/status.h"
+#include "evals/watch/proc_source.h"
+#include "evals/base/status.h"
 
 namespace evalrun::testing {
 

@@ -1,0 +1,19 @@
+// Process exit codes of every evalrun command, in one place (after ninja's
+// exit_status.h). README.md lists them too; keep the two in step.
+#ifndef EVALRUN_EVALS_BASE_EXIT_CODES_H_
+#define EVALRUN_EVALS_BASE_EXIT_CODES_H_
+
+namespace evalrun {
+
+enum ExitCode : int {
+  kExitOk = 0,            // every requested part done
+  kExitBadInput = 1,      // card, data, flags or output dir wrong: nothing was asked
+  kExitUnreachable = 2,   // the server did not answer (or never became ready)
+  kExitIncomplete = 3,    // finished, but failed requests above the card's tolerance
+  kExitRegression = 4,    // `evalrun compare`: a significant regression
+  kExitInterrupted = 130, // Ctrl-C / SIGTERM: answers kept, the job can be resumed
+};
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_BASE_EXIT_CODES_H_

@@ -1,0 +1,29 @@
+#include "evals/base/jsonl.h"
+
+namespace evalrun {
+
+Status ParseJsonl(std::string_view text, const std::string& source,
+                  const std::function<Status(int, const nlohmann::json&)>& row) {
+  size_t pos = 0;
+  int line_no = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    size_t end = nl == std::string_view::npos ? text.size() : nl;
+    ++line_no;
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded())
+      return Status::InvalidInput(source + ":" + std::to_string(line_no) + ": not a JSON line");
+    EVALRUN_RETURN_IF_ERROR(row(line_no, j));
+  }
+  return Status::Ok();
+}
+
+std::string DumpLine(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace evalrun

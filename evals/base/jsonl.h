@@ -1,0 +1,27 @@
+// JSON Lines in and out.
+#ifndef EVALRUN_EVALS_BASE_JSONL_H_
+#define EVALRUN_EVALS_BASE_JSONL_H_
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "evals/base/status.h"
+
+namespace evalrun {
+
+// Calls `row(line_number, json)` for every non-empty line of `text`. A line
+// that is not JSON stops with InvalidInput naming `source:line`. A last line
+// without its newline is parsed like the others (use ReadJsonlPrefix to
+// treat it as torn).
+Status ParseJsonl(std::string_view text, const std::string& source,
+                  const std::function<Status(int, const nlohmann::json&)>& row);
+
+// One JSON value as a single line (UTF-8; invalid bytes replaced), no newline.
+std::string DumpLine(const nlohmann::json& j);
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_BASE_JSONL_H_

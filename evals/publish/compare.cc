@@ -1,0 +1,192 @@
+#include "evals/publish/compare.h"
+
+#include <algorithm>
+
+#include "evals/publish/compare_setup.h"
+#include "evals/publish/compare_stats.h"
+#include "evals/publish/compare_units.h"
+#include "evals/base/exit_codes.h"
+#include "evals/base/json_fields.h"
+#include "evals/base/near_miss.h"
+#include "evals/publish/run_folder.h"
+#include "evals/publish/table_text.h"
+
+namespace evalrun {
+namespace {
+
+using compare_internal::CompareMetric;
+using compare_internal::ExtractUnits;
+using compare_internal::GuessKind;
+using compare_internal::PartUnits;
+using compare_internal::RunHeader;
+using compare_internal::SetupRows;
+
+constexpr const char* kCompareSchema = "evalrun.compare/1";
+
+Status CheckOptions(const CompareOptions& o) {
+  if (!(o.alpha > 0 && o.alpha < 1))
+    return Status::InvalidInput("--alpha: expected a number between 0 and 1, got " + std::to_string(o.alpha));
+  if (!(o.min_delta >= 0 && o.min_delta <= 100))
+    return Status::InvalidInput("--min-delta: expected percentage points in [0, 100], got " +
+                                std::to_string(o.min_delta));
+  if (o.resamples < 1 || o.resamples > 1000000)
+    return Status::InvalidInput("bootstrap resamples: expected 1..1000000");
+  if (o.run_a.empty() || o.run_b.empty()) return Status::InvalidInput("compare: two run folders are needed");
+  return Status::Ok();
+}
+
+// BuildComparison without the safety net for nlohmann's exceptions.
+Status BuildComparisonOrThrow(const CompareOptions& opts, nlohmann::json* out) {
+  EVALRUN_RETURN_IF_ERROR(CheckOptions(opts));
+  RunFolder a, b;
+  EVALRUN_RETURN_IF_ERROR(LoadRunFolder(opts.run_a, &a));
+  EVALRUN_RETURN_IF_ERROR(LoadRunFolder(opts.run_b, &b));
+
+  nlohmann::json notes = nlohmann::json::array();
+  std::vector<std::string> parts;
+  if (opts.parts.empty()) {
+    for (const auto& p : a.parts) {
+      if (std::find(b.parts.begin(), b.parts.end(), p) != b.parts.end()) parts.push_back(p);
+      else notes.push_back("part " + p + " is only in A; not compared");
+    }
+    for (const auto& p : b.parts)
+      if (std::find(a.parts.begin(), a.parts.end(), p) == a.parts.end())
+        notes.push_back("part " + p + " is only in B; not compared");
+    if (parts.empty())
+      return Status::InvalidInput("no part in common: " + a.dir + " has [" + Join(a.parts, ", ") + "], " + b.dir +
+                                  " has [" + Join(b.parts, ", ") + "]");
+  } else {
+    for (const auto& p : opts.parts) {
+      for (const RunFolder* r : {&a, &b}) {
+        if (std::find(r->parts.begin(), r->parts.end(), p) == r->parts.end())
+          return Status::InvalidInput("--parts: part \"" + p + "\" is not in " + r->dir + "/results.json" +
+                                      DidYouMean(p, r->parts) + " (it has: " + Join(r->parts, ", ") + ")");
+      }
+      if (std::find(parts.begin(), parts.end(), p) == parts.end()) parts.push_back(p);
+    }
+  }
+
+  nlohmann::json doc;
+  doc["schema"] = kCompareSchema;
+  doc["a"] = RunHeader(a);
+  doc["b"] = RunHeader(b);
+  doc["settings"] = {{"alpha", opts.alpha},
+                     {"min_delta_points", opts.min_delta},
+                     {"bootstrap", {{"resamples", opts.resamples}, {"seed", opts.seed}, {"level", 0.95},
+                                    {"rng", "CPython random.Random (PyRandom), _randbelow(n) per draw"}}},
+                     {"test", "exact two-sided McNemar (sign test on pairs whose scores differ)"}};
+  doc["setup"] = SetupRows(a, b);
+  const auto& card_a = JsonAt(a.run, {"card"});
+  const auto& card_b = JsonAt(b.run, {"card"});
+  if (card_a.is_object() && card_b.is_object()) {
+    doc["card_diff"] = JsonDiff(card_a, card_b);
+  } else {
+    doc["card_diff"] = nullptr;
+    notes.push_back("card fields not compared: run.json (with the card) is missing in " +
+                    std::string(card_a.is_object() ? "B" : card_b.is_object() ? "A" : "both runs") +
+                    " (a `score` job)");
+  }
+
+  nlohmann::json part_docs = nlohmann::json::array();
+  nlohmann::json regressions = nlohmann::json::array(), improvements = nlohmann::json::array();
+  for (const auto& part : parts) {
+    std::vector<nlohmann::json> sa, sb;
+    bool torn_a = false, torn_b = false;
+    const std::string pa = SamplesPath(a, part), pb = SamplesPath(b, part);
+    Status st = ReadSamplesReadOnly(pa, &sa, &torn_a);
+    if (!st.ok()) return Status::InvalidInput(st.message() + " (part " + part + " is in " + a.dir + "/results.json)");
+    st = ReadSamplesReadOnly(pb, &sb, &torn_b);
+    if (!st.ok()) return Status::InvalidInput(st.message() + " (part " + part + " is in " + b.dir + "/results.json)");
+    if (torn_a) notes.push_back(TornTailNote(pa));
+    if (torn_b) notes.push_back(TornTailNote(pb));
+    std::string kind = GuessKind(part, sa);
+    if (kind.empty()) kind = GuessKind(part, sb);
+    if (kind.empty()) {
+      notes.push_back("part " + part + ": its samples carry no verdict (correct / score / strict); not compared");
+      continue;
+    }
+    PartUnits ua, ub;
+    EVALRUN_RETURN_IF_ERROR(ExtractUnits(kind, pa, sa, &ua));
+    EVALRUN_RETURN_IF_ERROR(ExtractUnits(kind, pb, sb, &ub));
+
+    nlohmann::json pd;
+    pd["part"] = part;
+    pd["kind"] = kind;
+    pd["samples_a"] = sa.size();
+    pd["samples_b"] = sb.size();
+    nlohmann::json metrics = nlohmann::json::array();
+    nlohmann::json flips;
+    int prompt_changed = 0, duplicates = 0, other_duplicates = 0;
+    for (size_t m = 0; m < ua.metrics.size() && m < ub.metrics.size(); ++m) {
+      if (ua.metrics[m].name != ub.metrics[m].name) continue;
+      metrics.push_back(CompareMetric(ua.metrics[m], ub.metrics[m], m == 0, opts,
+                                      m == 0 ? &duplicates : &other_duplicates, &flips, &prompt_changed));
+    }
+    if (duplicates > 0)
+      notes.push_back("part " + part + ": " + std::to_string(duplicates) +
+                      " repeated sample ids; the last line of each counts");
+    const nlohmann::json& head = metrics[0];
+    pd["headline"] = head["name"];
+    pd["paired"] = head["paired"];
+    pd["only_in_a"] = head["only_in_a"];
+    pd["only_in_b"] = head["only_in_b"];
+    pd["prompt_changed"] = prompt_changed;
+    pd["metrics"] = metrics;
+    int64_t a_better = 0, b_better = 0;
+    for (const auto& f : flips) (f["a"].get<double>() > f["b"].get<double>() ? a_better : b_better)++;
+    pd["flipped_a_better"] = a_better;
+    pd["flipped_b_better"] = b_better;
+    pd["flipped"] = flips;
+    const std::string verdict = head["overall"]["verdict"];
+    pd["verdict"] = verdict;
+    pd["regression"] = verdict == "regression";
+    if (verdict == "regression") regressions.push_back(part);
+    if (verdict == "improvement") improvements.push_back(part);
+    if (head["only_in_a"].get<int64_t>() > 0 || head["only_in_b"].get<int64_t>() > 0)
+      notes.push_back("part " + part + ": compared on the " + head["paired"].dump() + " ids both runs answered (" +
+                      head["only_in_a"].dump() + " only in A, " + head["only_in_b"].dump() + " only in B)");
+    if (prompt_changed > 0)
+      notes.push_back("part " + part + ": " + std::to_string(prompt_changed) +
+                      " paired questions were asked with different prompts (prompt_sha256 differs)");
+    part_docs.push_back(std::move(pd));
+  }
+  if (part_docs.empty()) return Status::InvalidInput("nothing to compare: no part with verdicts in both runs");
+  doc["parts"] = std::move(part_docs);
+  doc["regressions"] = regressions;
+  doc["improvements"] = improvements;
+  doc["notes"] = notes;
+  doc["exit_code"] = regressions.empty() ? kExitOk : kExitRegression;
+  *out = std::move(doc);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status BuildComparison(const CompareOptions& opts, nlohmann::json* out) {
+  try {
+    return BuildComparisonOrThrow(opts, out);
+  } catch (const nlohmann::json::exception& e) {
+    // A field of an unexpected type that the readers did not guard.
+    return Status::Internal("compare: unexpected JSON in " + opts.run_a + " or " + opts.run_b + ": " + e.what());
+  }
+}
+
+int CompareRuns(const CompareOptions& opts, FILE* out, FILE* err) {
+  nlohmann::json doc;
+  Status st = BuildComparison(opts, &doc);
+  if (!st.ok()) {
+    std::fprintf(err, "evalrun compare: %s\n", st.message().c_str());
+    return kExitBadInput;
+  }
+  if (opts.json) {
+    std::string s = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::fprintf(out, "%s\n", s.c_str());
+  } else {
+    std::string md = ComparisonMarkdown(doc, opts.max_flips_shown);
+    std::fwrite(md.data(), 1, md.size(), out);
+  }
+  std::fflush(out);
+  return doc["exit_code"].get<int>();
+}
+
+}  // namespace evalrun

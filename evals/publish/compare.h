@@ -1,0 +1,93 @@
+// `evalrun compare RUN_A RUN_B`: did quality move between two runs?
+//
+// Answers are paired by question id, part by part. For each part's headline
+// metric, per category and per task/length/instruction id:
+//   - the paired scores of A and B and the delta B - A;
+//   - the discordant counts (A right & B wrong, A wrong & B right) and the
+//     exact McNemar p-value on them (scorers/statistics.h);
+//   - a paired-bootstrap 95 % interval of the delta (kBootstrapResamples
+//     resamples, PyRandom seed kBootstrapSeed: the same numbers everywhere);
+//   - the questions that flipped.
+// What a part's unit and metric are:
+//   - mmlupro, gpqa (and any part whose samples carry a bool `correct`): one
+//     question, 0/1; groups: `category` (and `subdomain` when every sample
+//     has one, as GPQA's do).
+//   - ifeval: headline = prompt-level strict (`strict.follow_all_instructions`
+//     per prompt); also instruction-level strict (one unit per entry of
+//     `instruction_id_list`, paired on (prompt id, position, instruction id),
+//     from `strict.follow_instruction_list`; grouped by instruction id), and
+//     prompt/instruction-level loose. Instruction units are resampled
+//     independently (not clustered by prompt).
+//   - ruler (and any part whose samples carry a numeric `score`): one sample,
+//     a fraction in [0, 1]; groups: length, and task @ length. The delta and
+//     its interval use the fractions as they are. The test is the exact sign
+//     test: a pair is "A better" when A's score > B's, "B better" when below;
+//     on pairs whose scores are both 0 or 1 this is McNemar's test, and pairs
+//     with partial scores count by the sign of their difference (the count of
+//     such pairs is reported as `partial`).
+// A significant regression: in any part's headline metric, B < A with
+// p < alpha and |delta| >= min_delta (percentage points). Group p-values are
+// shown but not corrected for multiple comparisons and never decide the exit
+// code.
+//
+// Runs on different question sets are compared on the ids both answered;
+// the ids only in A / only in B are counted and said. Nothing in a run
+// folder is modified (a torn last sample line is skipped, not cut off: the
+// folders are read by evals/publish/run_folder.h).
+//
+// The work is split by job: compare_units.h (samples -> units),
+// compare_stats.h (pairing, statistics), compare_setup.h (what differs
+// between the runs), compare_markdown.cc (the Markdown), this file's .cc
+// (the document and the exit code).
+//
+// Thread-safety: the functions share no state.
+#ifndef EVALRUN_EVALS_PUBLISH_COMPARE_H_
+#define EVALRUN_EVALS_PUBLISH_COMPARE_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evals/base/status.h"
+#include "scorers/statistics.h"
+
+namespace evalrun {
+
+struct CompareOptions {
+  std::string run_a;                // run folders (runs/<job>)
+  std::string run_b;
+  std::vector<std::string> parts;   // empty: every part both runs have
+  double alpha = 0.05;              // significance level, (0, 1)
+  double min_delta = 0.0;           // percentage points, >= 0
+  bool json = false;                // JSON instead of Markdown on `out`
+  int resamples = kBootstrapResamples;
+  uint64_t seed = kBootstrapSeed;
+  int max_flips_shown = 50;         // per part in Markdown (JSON lists all)
+};
+
+// Compares the two runs and prints Markdown (or JSON) on `out`; messages go
+// to `err`. Returns kExitOk, kExitRegression (a significant regression, see
+// above) or kExitBadInput (a missing folder, not a run, an unreadable or
+// malformed file, a part not in both runs, bad options; the message names
+// the file, line and field).
+int CompareRuns(const CompareOptions& opts, FILE* out, FILE* err);
+
+// The same comparison as a JSON document (schema "evalrun.compare/1"; the
+// Markdown is rendered from it). `exit_code` in it is what CompareRuns
+// returns. Fails with InvalidInput / NotFound as above.
+Status BuildComparison(const CompareOptions& opts, nlohmann::json* out);
+
+// The Markdown that CompareRuns prints for a BuildComparison document.
+std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown);
+
+// The differences between two JSON documents, by path ("sampling.top_k",
+// "server.command[2]"): [{"path", "a", "b"}], a side absent where the path
+// is missing there. Arrays compare element by element.
+nlohmann::json JsonDiff(const nlohmann::json& a, const nlohmann::json& b);
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_PUBLISH_COMPARE_H_

@@ -1,0 +1,236 @@
+// The Markdown of `evalrun compare` (ComparisonMarkdown, evals/publish/compare.h),
+// rendered from the comparison document alone.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "evals/publish/compare.h"
+#include "evals/base/json_fields.h"
+#include "evals/publish/table_text.h"
+#include "scorers/statistics.h"
+
+namespace evalrun {
+namespace {
+
+std::string Pct(const nlohmann::json& v) { return FormatDouble("%.2f", v.get<double>() * 100); }
+std::string Pp(const nlohmann::json& v) {
+  double x = v.get<double>() * 100;
+  if (std::fabs(x) < 0.005) x = 0;  // no "-0.00"
+  return FormatDouble("%+.2f", x);
+}
+std::string Ci(const nlohmann::json& st) {
+  return "[" + Pp(st["ci_low"]) + ", " + Pp(st["ci_high"]) + "]";
+}
+
+// A table cell: no line breaks, '|' escaped, at most 160 bytes.
+constexpr MarkdownCellStyle kCellStyle{true, 160};
+
+std::string Cell(const std::string& s) { return MarkdownCell(s, kCellStyle); }
+
+std::string Code(const std::string& s) { return std::string("`") + Cell(s) + "`"; }
+
+struct Headers {
+  std::string a_better, b_better, label;
+};
+
+Headers HeadersFor(const nlohmann::json& part) {
+  const std::string kind = part["kind"];
+  if (kind == "fraction") {
+    bool task_length = false;
+    for (const auto& m : part["metrics"])
+      for (const auto& g : m["groups"]) task_length = task_length || g["dimension"] == "task @ length";
+    return {"A > B", "A < B", task_length ? "task @ length" : "category"};
+  }
+  return {"A✓ B✗", "A✗ B✓", kind == "ifeval" ? "instructions" : "category"};
+}
+
+std::string StatsCells(const nlohmann::json& st) {
+  return st["n"].dump() + " | " + Pct(st["score_a"]) + " | " + Pct(st["score_b"]) + " | " + Pp(st["delta"]) +
+         " | " + Ci(st) + " | " + st["a_better"].dump() + " | " + st["b_better"].dump() + " | " +
+         FormatPValue(st["p_value"].get<double>());
+}
+
+std::string FlipValue(double v, const std::string& kind) {
+  if (kind != "fraction") return v >= 1 ? "✓" : "✗";
+  return FormatDouble("%.2f", v);
+}
+
+}  // namespace
+
+std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
+  std::string o;
+  auto line = [&](const std::string& s) { o += s + "\n"; };
+  const auto& ra = cmp["a"];
+  const auto& rb = cmp["b"];
+  const auto& set = cmp["settings"];
+  const double alpha = set["alpha"].get<double>();
+  line("# evalrun compare: A = " + JsonText(ra["job"]) + ", B = " + JsonText(rb["job"]));
+  line("");
+  line("| run | folder | job | card | finished (UTC) |");
+  line("|---|---|---|---|---|");
+  for (const auto* r : {&ra, &rb}) {
+    std::string sha = JsonText((*r)["card_sha256"]);
+    line(std::string("| ") + (r == &ra ? "A" : "B") + " | " + Code(JsonText((*r)["dir"])) + " | " +
+         Cell(JsonText((*r)["job"])) + " | " + Cell(JsonText((*r)["card"])) +
+         (sha.empty() ? "" : " (sha256 " + sha.substr(0, 12) + ")") + " | " +
+         Cell(JsonText((*r)["finished_utc"])) + " |");
+  }
+  line("");
+
+  // Verdict first: what a person (and CI) came for.
+  const auto& parts = cmp["parts"];
+  std::string min_delta = FormatDouble("%.2f", set["min_delta_points"].get<double>());
+  if (cmp["regressions"].empty()) {
+    line("**Verdict: no significant regression** (alpha " + FormatDouble("%g", alpha) + ", min delta " + min_delta +
+         " pp). Exit code " + cmp["exit_code"].dump() + ".");
+  } else {
+    line("**Verdict: significant regression** (alpha " + FormatDouble("%g", alpha) + ", min delta " + min_delta +
+         " pp). Exit code " + cmp["exit_code"].dump() + ".");
+  }
+  line("");
+  for (const auto& p : parts) {
+    const std::string v = p["verdict"];
+    if (v != "regression" && v != "improvement") continue;
+    const auto& m = p["metrics"][0];
+    const auto& st = m["overall"];
+    line(std::string("- ") + (v == "regression" ? "**Regression**" : "**Improvement**") + " in " +
+         JsonText(p["part"]) + ": " + JsonText(m["title"]) + " " + Pct(st["score_a"]) + " % → " +
+         Pct(st["score_b"]) + " % (Δ " + Pp(st["delta"]) + " pp, 95 % CI " + Ci(st) + " pp, McNemar p = " +
+         FormatPValue(st["p_value"].get<double>()) + ", " + st["a_better"].dump() + " vs " +
+         st["b_better"].dump() + " discordant).");
+  }
+  line("");
+
+  line("## Summary");
+  line("");
+  line("| part | metric | n | A % | B % | Δ pp | 95 % CI (pp) | A better | B better | McNemar p | verdict |");
+  line("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|");
+  for (const auto& p : parts) {
+    bool first = true;
+    for (const auto& m : p["metrics"]) {
+      const auto& st = m["overall"];
+      std::string verdict = JsonText(st["verdict"]);
+      if (first) {
+        if (verdict == "regression" || verdict == "improvement") verdict = "**" + verdict + "**";
+      } else {
+        verdict = "(" + verdict + ")";
+      }
+      line("| " + (first ? Cell(JsonText(p["part"])) : std::string()) + " | " + Cell(JsonText(m["title"])) +
+           " | " + StatsCells(st) + " | " + verdict + " |");
+      first = false;
+    }
+  }
+  line("");
+  line("Δ = B − A on the paired questions. 95 % CI: paired bootstrap, " + set["bootstrap"]["resamples"].dump() +
+       " resamples, seed " + set["bootstrap"]["seed"].dump() +
+       ". p: exact two-sided McNemar on the discordant pairs (for partial scores, the sign test on pairs "
+       "whose scores differ). Only each part's first metric decides the exit code; the others are shown in "
+       "parentheses.");
+  line("");
+
+  line("## What differs between the runs");
+  line("");
+  std::vector<std::string> same, unknown;
+  bool any = false;
+  for (const auto& r : cmp["setup"]) {
+    if (!r["differs"].get<bool>()) {
+      (JsonText(r["a"]) == "(not recorded)" ? unknown : same).push_back(JsonText(r["field"]));
+      continue;
+    }
+    if (!any) {
+      line("| | A | B |");
+      line("|---|---|---|");
+      any = true;
+    }
+    line("| " + Cell(JsonText(r["field"])) + " | " + Code(JsonText(r["a"])) + " | " + Code(JsonText(r["b"])) +
+         " |");
+  }
+  if (!any) line("Nothing differs in what both runs recorded.");
+  line("");
+  if (!same.empty()) {
+    line("Same in both: " + Join(same, ", ") + ".");
+    line("");
+  }
+  if (!unknown.empty()) {
+    line("Recorded in neither run: " + Join(unknown, ", ") + ".");
+    line("");
+  }
+  if (cmp["card_diff"].is_array() && !cmp["card_diff"].empty()) {
+    line("Card fields that differ:");
+    line("");
+    line("| card field | A | B |");
+    line("|---|---|---|");
+    for (const auto& d : cmp["card_diff"]) {
+      auto side = [&](const char* k) { return d.contains(k) ? Code(d[k].dump()) : std::string("(absent)"); };
+      line("| " + Code(JsonText(d["path"])) + " | " + side("a") + " | " + side("b") + " |");
+    }
+    line("");
+  }
+
+  o += MarkdownNotes(cmp["notes"], kCellStyle);
+
+  for (const auto& p : parts) {
+    const std::string part = p["part"], kind = p["kind"];
+    const Headers h = HeadersFor(p);
+    line("## " + part);
+    line("");
+    std::string only_a = p["only_in_a"].dump(), only_b = p["only_in_b"].dump();
+    const auto& head = p["metrics"][0];
+    auto ids = [](const nlohmann::json& v, int64_t total) {
+      std::vector<std::string> s;
+      for (const auto& x : v) s.push_back(JsonText(x));
+      std::string t = Join(s, ", ");
+      if (total > static_cast<int64_t>(s.size())) t += ", ...";
+      return t;
+    };
+    std::string paired = "Paired on " + p["paired"].dump() + " " + (kind == "fraction" ? "samples" : "question ids");
+    if (p["only_in_a"].get<int64_t>() == 0 && p["only_in_b"].get<int64_t>() == 0) {
+      line(paired + " (the same set in both runs).");
+    } else {
+      std::string t = paired + "; " + only_a + " only in A";
+      if (p["only_in_a"].get<int64_t>() > 0) t += " (" + Cell(ids(head["only_in_a_ids"], p["only_in_a"])) + ")";
+      t += ", " + only_b + " only in B";
+      if (p["only_in_b"].get<int64_t>() > 0) t += " (" + Cell(ids(head["only_in_b_ids"], p["only_in_b"])) + ")";
+      line(t + ".");
+    }
+    line("");
+    for (const auto& m : p["metrics"]) {
+      for (const auto& g : m["groups"]) {
+        if (g["rows"].empty()) continue;
+        line("### " + JsonText(m["title"]) + " by " + JsonText(g["dimension"]));
+        line("");
+        line("| " + JsonText(g["dimension"]) + " | n | A % | B % | Δ pp | 95 % CI (pp) | " + h.a_better + " | " +
+             h.b_better + " | p |");
+        line("|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+        for (const auto& r : g["rows"])
+          line("| " + Cell(JsonText(r["name"])) + " | " + StatsCells(r) + " |");
+        line("");
+      }
+    }
+    line("### Flipped (" + JsonText(head["title"]) + ")");
+    line("");
+    line(p["flipped_a_better"].dump() + " " + h.a_better + ", " + p["flipped_b_better"].dump() + " " + h.b_better +
+         ".");
+    line("");
+    const auto& flips = p["flipped"];
+    if (!flips.empty()) {
+      line("| id | " + h.label + " | A | B |");
+      line("|---|---|:-:|:-:|");
+      int shown = 0;
+      for (const auto& f : flips) {
+        if (shown >= max_flips_shown) break;
+        line("| " + Code(JsonText(f["id"])) + " | " + Cell(JsonText(f["label"])) + " | " +
+             FlipValue(f["a"].get<double>(), kind) + " | " + FlipValue(f["b"].get<double>(), kind) + " |");
+        ++shown;
+      }
+      if (static_cast<int>(flips.size()) > shown) {
+        line("");
+        line("... and " + std::to_string(flips.size() - shown) + " more (`--json` lists them all).");
+      }
+      line("");
+    }
+  }
+  return o;
+}
+
+}  // namespace evalrun

@@ -1,0 +1,409 @@
+// The self-contained report.html: inline CSS, inline SVG charts drawn here,
+// and a small inline script for the sample browser. No external asset.
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "evals/base/json_fields.h"
+#include "evals/publish/report.h"
+#include "evals/publish/table_text.h"
+
+namespace evalrun {
+namespace report_internal {
+namespace {
+
+using nlohmann::json;
+
+std::string E(const json& v) { return HtmlEscape(JsonText(v)); }
+
+std::string NumOrDash(const json& v, const char* f) { return v.is_number() ? FormatDouble(f, v.get<double>()) : "—"; }
+
+// Cuts a label for a chart row (the full text goes into <title>).
+std::string ShortLabel(const std::string& s, size_t max) {
+  if (s.size() <= max) return s;
+  size_t end = max - 1;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  return s.substr(0, end) + "…";
+}
+
+constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#79706e"};
+
+// Horizontal bars, one per row, for scores in 0..100.
+std::string BarChart(const json& rows) {
+  const int kWidth = 760, kLabelW = 250, kBarX = kLabelW + 12, kBarW = 360, kRowH = 24, kTop = 26;
+  const int height = kTop + static_cast<int>(rows.size()) * kRowH + 8;
+  std::string s = "<svg class=\"chart\" viewBox=\"0 0 " + std::to_string(kWidth) + " " + std::to_string(height) +
+                  "\" width=\"100%\" role=\"img\">";
+  for (int t = 0; t <= 100; t += 25) {
+    double x = kBarX + kBarW * t / 100.0;
+    s += "<line x1=\"" + FormatDouble("%.1f", x) + "\" y1=\"" + std::to_string(kTop - 6) + "\" x2=\"" +
+         FormatDouble("%.1f", x) + "\" y2=\"" + std::to_string(height - 6) + "\" class=\"grid\"/>";
+    s += "<text x=\"" + FormatDouble("%.1f", x) + "\" y=\"" + std::to_string(kTop - 10) +
+         "\" class=\"axis\" text-anchor=\"middle\">" + std::to_string(t) + "</text>";
+  }
+  int i = 0;
+  for (const auto& r : rows) {
+    const int y = kTop + i * kRowH;
+    const double v = r["score"].is_number() ? std::max(0.0, std::min(100.0, r["score"].get<double>())) : 0.0;
+    const std::string name = JsonText(r["name"]);
+    s += "<g><title>" + HtmlEscape(name) + ": " + NumOrDash(r["score"], "%.2f") + " % (n " + NumOrDash(r["n"], "%.0f") +
+         ")</title>";
+    s += "<text x=\"" + std::to_string(kLabelW) + "\" y=\"" + std::to_string(y + 15) +
+         "\" class=\"label\" text-anchor=\"end\">" + HtmlEscape(ShortLabel(name, 38)) + "</text>";
+    s += "<rect x=\"" + std::to_string(kBarX) + "\" y=\"" + std::to_string(y + 4) + "\" width=\"" +
+         std::to_string(kBarW) + "\" height=\"14\" rx=\"3\" class=\"track\"/>";
+    s += "<rect x=\"" + std::to_string(kBarX) + "\" y=\"" + std::to_string(y + 4) + "\" width=\"" +
+         FormatDouble("%.1f", kBarW * v / 100) + "\" height=\"14\" rx=\"3\" class=\"bar\"/>";
+    s += "<text x=\"" + std::to_string(kBarX + kBarW + 10) + "\" y=\"" + std::to_string(y + 15) +
+         "\" class=\"value\">" + NumOrDash(r["score"], "%.1f") + " %<tspan class=\"axis\"> · n " +
+         NumOrDash(r["n"], "%.0f") + "</tspan></text></g>";
+    ++i;
+  }
+  return s + "</svg>";
+}
+
+// RULER: score (0..100) by context length, one line per task and the mean.
+std::string LineChart(const json& ruler) {
+  const json& lens = ruler["lengths"];
+  const json& tasks = ruler["tasks"];
+  const int kWidth = 760, kLeft = 48, kRight = 190, kTop = 18, kBottom = 40;
+  const int legend_rows = 1 + static_cast<int>(tasks.size());
+  const int kHeight = std::max(300, kTop + legend_rows * 18 + 20);
+  const double w = kWidth - kLeft - kRight, h = kHeight - kTop - kBottom;
+  const size_t nl = lens.size();
+  auto X = [&](size_t i) { return nl <= 1 ? kLeft + w / 2 : kLeft + w * static_cast<double>(i) / (nl - 1); };
+  auto Y = [&](double v) { return kTop + h * (1 - std::max(0.0, std::min(100.0, v)) / 100); };
+  std::string s = "<svg class=\"chart\" viewBox=\"0 0 " + std::to_string(kWidth) + " " + std::to_string(kHeight) +
+                  "\" width=\"100%\" role=\"img\">";
+  for (int t = 0; t <= 100; t += 20) {
+    s += "<line x1=\"" + std::to_string(kLeft) + "\" y1=\"" + FormatDouble("%.1f", Y(t)) + "\" x2=\"" +
+         FormatDouble("%.1f", kLeft + w) + "\" y2=\"" + FormatDouble("%.1f", Y(t)) + "\" class=\"grid\"/>";
+    s += "<text x=\"" + std::to_string(kLeft - 8) + "\" y=\"" + FormatDouble("%.1f", Y(t) + 4) +
+         "\" class=\"axis\" text-anchor=\"end\">" + std::to_string(t) + "</text>";
+  }
+  for (size_t i = 0; i < nl; ++i) {
+    s += "<text x=\"" + FormatDouble("%.1f", X(i)) + "\" y=\"" + std::to_string(kHeight - kBottom + 20) +
+         "\" class=\"axis\" text-anchor=\"middle\">" + E(lens[i]["label"]) + "</text>";
+  }
+  s += "<text x=\"" + FormatDouble("%.1f", kLeft + w / 2) + "\" y=\"" + std::to_string(kHeight - 4) +
+       "\" class=\"axis\" text-anchor=\"middle\">context length (tokens)</text>";
+  auto series = [&](auto value_of, const std::string& color, double width, double r, bool labels,
+                    const std::string& dash) {
+    std::string pts, dots;
+    for (size_t i = 0; i < nl; ++i) {
+      json v = value_of(lens[i]);
+      if (!v.is_number()) continue;
+      double x = X(i), y = Y(v.get<double>());
+      pts += (pts.empty() ? "" : " ") + FormatDouble("%.1f", x) + "," + FormatDouble("%.1f", y);
+      dots += "<circle cx=\"" + FormatDouble("%.1f", x) + "\" cy=\"" + FormatDouble("%.1f", y) + "\" r=\"" +
+              FormatDouble("%.1f", r) + "\" fill=\"" + color + "\"/>";
+      if (labels)
+        dots += "<text x=\"" + FormatDouble("%.1f", x) + "\" y=\"" + FormatDouble("%.1f", y - 9) +
+                "\" class=\"value\" text-anchor=\"middle\">" + FormatDouble("%.1f", v.get<double>()) + "</text>";
+    }
+    std::string line;
+    if (!pts.empty())
+      line = "<polyline points=\"" + pts + "\" fill=\"none\" stroke=\"" + color + "\" stroke-width=\"" +
+             FormatDouble("%.1f", width) + "\"" + (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") +
+             " stroke-linejoin=\"round\"/>";
+    return line + dots;
+  };
+  std::string legend;
+  double ly = kTop + 6;
+  const double lx = kLeft + w + 24;
+  auto legend_row = [&](const std::string& name, const std::string& color, double width, const std::string& dash) {
+    legend += "<line x1=\"" + FormatDouble("%.1f", lx) + "\" y1=\"" + FormatDouble("%.1f", ly) + "\" x2=\"" +
+              FormatDouble("%.1f", lx + 22) + "\" y2=\"" + FormatDouble("%.1f", ly) + "\" stroke=\"" + color +
+              "\" stroke-width=\"" + FormatDouble("%.1f", width) + "\"" +
+              (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") + "/>";
+    legend += "<text x=\"" + FormatDouble("%.1f", lx + 30) + "\" y=\"" + FormatDouble("%.1f", ly + 4) +
+              "\" class=\"label\">" + HtmlEscape(ShortLabel(name, 22)) + "</text>";
+    ly += 18;
+  };
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    const std::string task = JsonText(tasks[t]);
+    const std::string color = kPalette[t % 10];
+    const std::string dash = t >= 10 ? "5,3" : "";
+    s += series([&](const json& l) { return l["tasks"].contains(task) ? l["tasks"][task] : json(); }, color, 1.6,
+                2.5, false, dash);
+    legend_row(task, color, 1.6, dash);
+  }
+  s += series([](const json& l) { return l["score"]; }, "#1d2330", 3.2, 4.2, true, "");
+  ly = kTop + 6 + 18 * static_cast<double>(tasks.size());
+  legend_row("mean of tasks", "#1d2330", 3.2, "");
+  return s + legend + "</svg>";
+}
+
+constexpr const char* kCss = R"CSS(
+:root{--fg:#1d2330;--muted:#5d6678;--line:#e4e8ef;--bg:#f5f6f8;--card:#fff;--accent:#2f6db5;
+--good:#2e7d32;--good-bg:#e8f5e9;--bad:#c62828;--bad-bg:#fdecea;--warn:#9a5b00;--warn-bg:#fff4e0}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);
+font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+main{max-width:1120px;margin:0 auto;padding:28px 22px 64px}
+header h1{font-size:25px;margin:0 0 2px;letter-spacing:-.01em}
+header .sub{color:var(--muted)}
+section{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:16px 20px 18px;margin:18px 0;
+box-shadow:0 1px 2px rgba(20,30,50,.04)}
+h2{font-size:17px;margin:0 0 12px}
+h3{font-size:14px;margin:18px 0 8px;color:var(--muted);font-weight:600}
+table{border-collapse:collapse;width:100%}
+th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+th{font-weight:600;color:var(--muted);font-size:12px;letter-spacing:.02em;white-space:nowrap}
+tbody tr:last-child td{border-bottom:none}
+.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.score{font-size:16px;font-weight:650}
+.pm{color:var(--muted)}
+code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
+.kv td:first-child{color:var(--muted);width:170px;white-space:nowrap}
+.kv td{word-break:break-word}
+.note{color:var(--muted);font-size:12.5px;margin:10px 0 0}
+.grid2{display:grid;grid-template-columns:1fr;gap:8px}
+svg.chart{display:block;max-width:760px;height:auto;margin:4px 0 8px}
+svg .grid{stroke:#e9ecf2;stroke-width:1}
+svg .axis{fill:#7a8394;font-size:11px}
+svg .label{fill:#2a3140;font-size:12px}
+svg .value{fill:#2a3140;font-size:12px;font-weight:600}
+svg .track{fill:#eef1f6}
+svg .bar{fill:#3f73b5}
+ul.plain{margin:6px 0 0;padding-left:18px}
+.controls{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-bottom:10px}
+.controls select,.controls input{font:inherit;padding:5px 8px;border:1px solid #cfd5df;border-radius:6px;background:#fff}
+.controls input{flex:1;min-width:220px}
+#f-count{color:var(--muted);font-size:12.5px}
+table.samples td{font-size:13px}
+table.samples tr.srow{cursor:pointer}
+table.samples td.verdict{white-space:nowrap}
+table.compact{width:auto;min-width:420px}
+table.compact td,table.compact th{padding-right:22px}
+table.samples tr.srow:hover td{background:#f3f6fb}
+.badge{display:inline-block;padding:0 7px;border-radius:9px;font-size:11.5px;font-weight:600;line-height:18px}
+.b-right{color:var(--good);background:var(--good-bg)}
+.b-wrong{color:var(--bad);background:var(--bad-bg)}
+.b-partial{color:var(--warn);background:var(--warn-bg)}
+.b-cut{color:#5a4a00;background:#fff1b8;margin-left:4px}
+td.detail{background:#fafbfc;padding:10px 14px}
+td.detail pre{white-space:pre-wrap;word-break:break-word;margin:4px 0 10px;padding:8px 10px;background:#fff;
+border:1px solid var(--line);border-radius:6px;max-height:420px;overflow:auto;font-size:12.5px}
+td.detail .k{color:var(--muted);font-size:12px;font-weight:600}
+button{font:inherit;padding:6px 14px;border:1px solid #cfd5df;border-radius:6px;background:#fff;cursor:pointer;margin-top:10px}
+button:hover{background:#f3f6fb}
+footer{color:var(--muted);font-size:12px;text-align:center;margin-top:24px}
+)CSS";
+
+// The browser: filters and search over the embedded samples; all text goes
+// in with textContent.
+constexpr const char* kScript = R"JS(
+(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('samples-data').textContent);
+  var body = document.getElementById('s-body');
+  var more = document.getElementById('s-more');
+  var count = document.getElementById('f-count');
+  var fPart = document.getElementById('f-part');
+  var fKind = document.getElementById('f-kind');
+  var fQ = document.getElementById('f-q');
+  var PAGE = 200, shown = PAGE, matches = data;
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function hay(s) {
+    if (s._h === undefined)
+      s._h = [s.id, s.category, s.gold, s.extracted, s.response, s.reasoning, s.prompt || '']
+          .join('\n').toLowerCase();
+    return s._h;
+  }
+  function apply() {
+    var p = fPart.value, k = fKind.value, q = fQ.value.trim().toLowerCase();
+    matches = data.filter(function (s) {
+      if (p && s.part !== p) return false;
+      if (k === 'wrong' && s.verdict === 'right') return false;
+      if (k === 'cut' && !s.cut_off) return false;
+      if (k === 'noans' && !s.no_answer) return false;
+      if (q && hay(s).indexOf(q) < 0) return false;
+      return true;
+    });
+    shown = PAGE;
+    render();
+  }
+  function block(td, label, text) {
+    if (!text) return;
+    td.appendChild(el('div', 'k', label));
+    td.appendChild(el('pre', null, text));
+  }
+  function detail(s) {
+    var tr = el('tr', 'sdetail');
+    var td = el('td', 'detail');
+    td.colSpan = 8;
+    block(td, 'prompt', s.prompt);
+    block(td, 'response', s.response || '(empty)');
+    block(td, 'reasoning', s.reasoning);
+    if (s.extra && s.extra.length) {
+      var ul = el('ul', 'plain');
+      s.extra.forEach(function (kv) { ul.appendChild(el('li', null, kv[0] + ': ' + kv[1])); });
+      td.appendChild(el('div', 'k', 'verdict details'));
+      td.appendChild(ul);
+    }
+    var meta = 'finish_reason ' + (s.finish || '?') + ' · prompt tokens ' + (s.prompt_tokens == null ? '?' : s.prompt_tokens) +
+        ' · completion tokens ' + (s.completion_tokens == null ? '?' : s.completion_tokens) +
+        (s.latency_ms == null ? '' : ' · ' + Math.round(s.latency_ms) + ' ms');
+    td.appendChild(el('div', 'note', meta));
+    if (s.truncated) td.appendChild(el('div', 'note', 'Text cut for this page; the full answer is in samples.jsonl.'));
+    tr.appendChild(td);
+    return tr;
+  }
+  function row(s) {
+    var tr = el('tr', 'srow');
+    tr.appendChild(el('td', null, s.part));
+    tr.appendChild(el('td', 'mono', s.id));
+    tr.appendChild(el('td', null, s.category));
+    var v = el('td', 'verdict');
+    v.appendChild(el('span', 'badge b-' + s.verdict, s.verdict));
+    if (s.cut_off) v.appendChild(el('span', 'badge b-cut', 'cut off'));
+    if (s.no_answer) v.appendChild(el('span', 'badge b-cut', 'no answer'));
+    tr.appendChild(v);
+    tr.appendChild(el('td', 'mono', s.gold));
+    tr.appendChild(el('td', 'mono', s.extracted));
+    tr.appendChild(el('td', null, s.finish));
+    tr.appendChild(el('td', 'num', s.completion_tokens == null ? '' : s.completion_tokens));
+    tr.addEventListener('click', function () {
+      var next = tr.nextSibling;
+      if (next && next.className === 'sdetail') body.removeChild(next);
+      else body.insertBefore(detail(s), next);
+    });
+    return tr;
+  }
+  function render() {
+    body.textContent = '';
+    var n = Math.min(shown, matches.length);
+    var frag = document.createDocumentFragment();
+    for (var i = 0; i < n; i++) frag.appendChild(row(matches[i]));
+    body.appendChild(frag);
+    count.textContent = 'showing ' + n + ' of ' + matches.length + ' matching (' + data.length + ' samples)';
+    more.hidden = n >= matches.length;
+  }
+  fPart.addEventListener('change', apply);
+  fKind.addEventListener('change', apply);
+  fQ.addEventListener('input', apply);
+  more.addEventListener('click', function () { shown += PAGE; render(); });
+  apply();
+})();
+)JS";
+
+}  // namespace
+
+std::string RenderHtml(const json& m) {
+  std::string h;
+  h.reserve(1 << 16);
+  h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+       "script-src 'unsafe-inline'; img-src data:\">\n<title>" +
+       E(m["title"]) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n<main>\n";
+  h += "<header><h1>" + E(m["title"]) + "</h1><div class=\"sub\">" + E(m["subtitle"]) + "</div></header>\n";
+
+  // Results.
+  h += "<section id=\"results\"><h2>Results</h2><table><thead><tr><th>part</th><th>metric</th>"
+       "<th class=\"num\">score %</th><th class=\"num\">± stderr</th><th class=\"num\">n</th>"
+       "<th class=\"num\">cut-off</th><th class=\"num\">no answer</th><th class=\"num\">failed</th>"
+       "<th class=\"num\">prompt tok/s</th><th class=\"num\">decode tok/s</th></tr></thead><tbody>";
+  for (const auto& r : m["summary"]) {
+    h += "<tr><td><b>" + HtmlEscape(PartDisplayName(JsonText(r["part"]))) + "</b> <code>" + E(r["part"]) +
+         "</code></td><td>" + E(r["metric"]) + "</td><td class=\"num score\">" + NumOrDash(r["score"], "%.2f") +
+         "</td><td class=\"num pm\">" +
+         (r["stderr"].is_number() ? "± " + FormatDouble("%.2f", r["stderr"].get<double>()) : "—") +
+         "</td><td class=\"num\">" + NumOrDash(r["n"], "%.0f") + "</td><td class=\"num\">" +
+         NumOrDash(r["cut_off"], "%.0f") + "</td><td class=\"num\">" + NumOrDash(r["no_answer"], "%.0f") +
+         "</td><td class=\"num\">" + NumOrDash(r["failed"], "%.0f") + "</td><td class=\"num\">" +
+         NumOrDash(r["prompt_tps"], "%.1f") + "</td><td class=\"num\">" + NumOrDash(r["decode_tps"], "%.1f") +
+         "</td></tr>";
+  }
+  h += "</tbody></table><p class=\"note\">± stderr: binomial standard error for accuracies; for RULER the standard "
+       "error of the mean per-sample score. Speeds are the server's own timings, token-weighted over the part.</p>";
+  if (m["ifeval"].is_object()) {
+    const json& f = m["ifeval"];
+    h += "<h3>IFEval accuracies</h3><table class=\"compact\"><thead><tr><th>level</th>"
+         "<th class=\"num\">strict %</th><th class=\"num\">loose %</th></tr></thead><tbody><tr><td>prompt</td>"
+         "<td class=\"num\">" + NumOrDash(f["prompt_strict"], "%.2f") + "</td><td class=\"num\">" +
+         NumOrDash(f["prompt_loose"], "%.2f") + "</td></tr><tr><td>instruction</td><td class=\"num\">" +
+         NumOrDash(f["inst_strict"], "%.2f") + "</td><td class=\"num\">" + NumOrDash(f["inst_loose"], "%.2f") +
+         "</td></tr></tbody></table>";
+  }
+  h += "</section>\n";
+
+  // RULER.
+  if (m["ruler"].is_object() && !m["ruler"]["lengths"].empty()) {
+    const json& r = m["ruler"];
+    h += "<section id=\"ruler\"><h2>RULER: score by context length</h2>" + LineChart(r);
+    h += "<table class=\"compact\"><thead><tr><th>length</th><th class=\"num\">mean</th>";
+    for (const auto& t : r["tasks"]) h += "<th class=\"num\">" + E(t) + "</th>";
+    h += "</tr></thead><tbody>";
+    for (const auto& l : r["lengths"]) {
+      h += "<tr><td>" + E(l["length"]) + "</td><td class=\"num\"><b>" + NumOrDash(l["score"], "%.2f") + "</b></td>";
+      for (const auto& t : r["tasks"]) {
+        const std::string task = JsonText(t);
+        h += "<td class=\"num\">" + NumOrDash(l["tasks"].contains(task) ? l["tasks"][task] : json(), "%.2f") + "</td>";
+      }
+      h += "</tr>";
+    }
+    h += "</tbody></table></section>\n";
+  }
+
+  // Categories.
+  if (!m["categories"].empty()) {
+    h += "<section id=\"categories\"><h2>By category</h2>";
+    for (const auto& c : m["categories"]) h += "<h3>" + E(c["title"]) + "</h3>" + BarChart(c["rows"]);
+    h += "</section>\n";
+  }
+
+  // Setup and noise.
+  h += "<section id=\"setup\"><h2>Setup</h2><table class=\"kv\"><tbody>";
+  for (const auto& kv : m["setup"]) h += "<tr><td>" + E(kv[0]) + "</td><td>" + E(kv[1]) + "</td></tr>";
+  h += "</tbody></table></section>\n";
+  h += "<section id=\"noise\"><h2>Noise on the machine</h2>";
+  if (m["noise"].is_object()) {
+    h += "<p>" + E(m["noise"]["text"]) + "</p>";
+    if (!m["noise"]["details"].empty()) {
+      h += "<ul class=\"plain\">";
+      for (const auto& d : m["noise"]["details"]) h += "<li>" + E(d) + "</li>";
+      h += "</ul>";
+    }
+  } else {
+    h += "<p class=\"note\">No busy-process summary was recorded for this run.</p>";
+  }
+  h += "</section>\n";
+  if (!m["notes"].empty()) {
+    h += "<section id=\"notes\"><h2>Notes</h2><ul class=\"plain\">";
+    for (const auto& n : m["notes"]) h += "<li>" + E(n) + "</li>";
+    h += "</ul></section>\n";
+  }
+
+  // Sample browser.
+  h += "<section id=\"samples\"><h2>Samples</h2><div class=\"controls\">"
+       "<select id=\"f-part\" aria-label=\"part\"><option value=\"\">all parts</option>";
+  for (const auto& p : m["sample_parts"]) h += "<option value=\"" + E(p) + "\">" + E(p) + "</option>";
+  h += "</select><select id=\"f-kind\" aria-label=\"filter\"><option value=\"all\">all answers</option>"
+       "<option value=\"wrong\">wrong</option><option value=\"cut\">cut off</option>"
+       "<option value=\"noans\">no answer</option></select>"
+       "<input id=\"f-q\" type=\"search\" placeholder=\"search id, category, gold, answer, response\" "
+       "aria-label=\"search\"><span id=\"f-count\"></span></div>"
+       "<noscript><p class=\"note\">The sample browser needs JavaScript.</p></noscript>"
+       "<table class=\"samples\"><thead><tr><th>part</th><th>id</th><th>category</th><th>verdict</th>"
+       "<th>gold</th><th>answer</th><th>finish</th><th class=\"num\">tokens</th></tr></thead>"
+       "<tbody id=\"s-body\"></tbody></table><button id=\"s-more\" type=\"button\" hidden>Show more</button>"
+       "<p class=\"note\">Click a row for the response. Responses longer than " +
+       NumOrDash(m["max_text_chars"], "%.0f") + " bytes are cut here; samples.jsonl keeps them whole.</p></section>\n";
+  h += "<footer>Written by evalrun report from results.json and the samples of this run folder.</footer>\n";
+  h += "</main>\n<script type=\"application/json\" id=\"samples-data\">" + JsonForScriptBlock(m["samples"]) +
+       "</script>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
+  return h;
+}
+
+}  // namespace report_internal
+}  // namespace evalrun

@@ -1,0 +1,112 @@
+#include "evals/publish/run_folder.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "evals/base/json_fields.h"
+#include "evals/base/jsonl.h"
+#include "evals/run/results.h"
+
+namespace evalrun {
+namespace fs = std::filesystem;
+
+std::string SampleId(const nlohmann::json& sample) {
+  if (!sample.is_object()) return "";
+  auto it = sample.find("id");
+  if (it == sample.end() || it->is_null()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_number()) return it->dump();
+  return "";
+}
+
+std::string TrimRunDir(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+std::string SamplesPath(const RunFolder& run, const std::string& part) {
+  return run.dir + "/" + part + "/samples.jsonl";
+}
+
+std::string TornTailNote(const std::string& path) {
+  return path + ": a torn last line (crash mid-write) was skipped";
+}
+
+Status LoadRunFolder(const std::string& dir_in, RunFolder* out) {
+  *out = RunFolder();
+  const std::string dir = TrimRunDir(dir_in);
+  out->dir = dir;
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return Status::NotFound(dir + ": no such folder");
+  if (!fs::is_directory(dir, ec))
+    return Status::InvalidInput(dir + ": not a folder (expected a run folder runs/<job>)");
+  const std::string res_path = dir + "/results.json";
+  if (!fs::exists(res_path, ec)) {
+    const bool started = fs::exists(dir + "/run.json", ec);
+    return Status::NotFound(dir + ": not an evalrun run folder: " + res_path + " not found" +
+                            (started ? " (run.json is there: results.json is written when the first part finishes)"
+                                     : ""));
+  }
+  std::string text;
+  Status st = ReadFileToString(res_path, &text);
+  if (!st.ok()) return st;
+  EVALRUN_RETURN_IF_ERROR(ParseJsonText(text, res_path, &out->results));
+  EVALRUN_RETURN_IF_ERROR(JsonFields::RequireObject(out->results, res_path, ""));
+  const auto& schema = JsonAt(out->results, {"schema"});
+  if (!schema.is_string() || schema.get<std::string>() != kResultsSchema)
+    return Status::InvalidInput(res_path + ": schema: expected \"" + kResultsSchema + "\", got " +
+                                (schema.is_null() ? std::string("nothing") : DescribeJsonValue(schema)));
+  const auto& parts = JsonAt(out->results, {"parts"});
+  if (!parts.is_object())
+    return Status::InvalidInput(res_path + ": parts: expected an object, got " + DescribeJsonValue(parts));
+  for (auto it = parts.begin(); it != parts.end(); ++it) {
+    if (!it->is_object())
+      return Status::InvalidInput(res_path + ": parts." + it.key() + ": expected an object, got " +
+                                  DescribeJsonValue(*it));
+    out->parts.push_back(it.key());
+  }
+  // nlohmann::json keeps object keys sorted; order the parts as a run takes
+  // them (evals/run/card.cc KnownPartNames), unknown names after.
+  static const std::vector<std::string> kRunOrder = {"mmlupro", "gpqa", "ifeval", "ruler", "fit"};
+  std::vector<std::string> ordered;
+  for (const auto& n : kRunOrder)
+    if (std::find(out->parts.begin(), out->parts.end(), n) != out->parts.end()) ordered.push_back(n);
+  for (const auto& n : out->parts)
+    if (std::find(ordered.begin(), ordered.end(), n) == ordered.end()) ordered.push_back(n);
+  out->parts = ordered;
+
+  const std::string run_path = dir + "/run.json";
+  if (fs::exists(run_path, ec)) {
+    st = ReadFileToString(run_path, &text);
+    if (!st.ok()) return st;
+    EVALRUN_RETURN_IF_ERROR(ParseJsonText(text, run_path, &out->run));
+    EVALRUN_RETURN_IF_ERROR(JsonFields::RequireObject(out->run, run_path, ""));
+  }
+  return Status::Ok();
+}
+
+Status ReadSamplesReadOnly(const std::string& path, std::vector<nlohmann::json>* lines, bool* torn_tail) {
+  lines->clear();
+  *torn_tail = false;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return Status::NotFound(path + ": not found");
+  std::string text;
+  EVALRUN_RETURN_IF_ERROR(ReadFileToString(path, &text));
+  // A last line without its newline that does not parse was torn by a crash.
+  size_t last_nl = text.rfind('\n');
+  size_t tail_start = last_nl == std::string::npos ? 0 : last_nl + 1;
+  if (tail_start < text.size()) {
+    auto j = nlohmann::json::parse(text.begin() + static_cast<std::ptrdiff_t>(tail_start), text.end(), nullptr,
+                                   false);
+    if (j.is_discarded()) {
+      *torn_tail = true;
+      text.resize(tail_start);
+    }
+  }
+  return ParseJsonl(text, path, [&](int, const nlohmann::json& j) {
+    lines->push_back(j);
+    return Status::Ok();
+  });
+}
+
+}  // namespace evalrun

@@ -1,0 +1,42 @@
+// Small text helpers for the tables that `evalrun compare` and `evalrun
+// report` print (Markdown) and draw (HTML): numbers, lists, table cells and
+// the closing "Notes" section.
+//
+// Thread-safety: pure functions.
+#ifndef EVALRUN_EVALS_PUBLISH_TABLE_TEXT_H_
+#define EVALRUN_EVALS_PUBLISH_TABLE_TEXT_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace evalrun {
+
+// One number through a printf format that takes one double ("%.2f", "%+.2f",
+// "%g"); at most 63 bytes.
+std::string FormatDouble(const char* format, double x);
+
+// The strings with `sep` between them.
+std::string Join(const std::vector<std::string>& v, const std::string& sep);
+
+// How a Markdown table cell is made of a text.
+struct MarkdownCellStyle {
+  bool tabs_as_spaces = false;  // '\t' becomes ' ' (else kept)
+  size_t max_bytes = 0;         // 0: any length; else (>= 3) a longer cell becomes
+                                // its first max_bytes - 3 bytes + "..." (bytes, not characters)
+};
+
+// `s` as one Markdown table cell: '|' as "\|", '<' and '>' as "&lt;" and
+// "&gt;" (no HTML in a published table), '\n' and '\r' as ' '; then `style`.
+std::string MarkdownCell(std::string_view s, const MarkdownCellStyle& style = {});
+
+// "## Notes", a blank line, "- <note>" per note (JSON strings; each made a
+// cell with `style`), a blank line; "" when `notes` is empty.
+std::string MarkdownNotes(const nlohmann::json& notes, const MarkdownCellStyle& style = {});
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_PUBLISH_TABLE_TEXT_H_

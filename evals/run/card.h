@@ -1,0 +1,124 @@
+// The card: one JSON file that describes a setup (endpoint, model, engine,
+// slots, sampling, thinking switch, and per-part limits and counts).
+// cards/README.md documents every field; keep the two in step.
+//
+// LoadCard() parses and validates the whole card up front. Every error names
+// the file and the JSON path, with "did you mean" for near misses. Paths in
+// the card are resolved relative to the card's folder.
+#ifndef EVALRUN_EVALS_RUN_CARD_H_
+#define EVALRUN_EVALS_RUN_CARD_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evals/base/status.h"
+
+namespace evalrun {
+
+struct ServerConfig {
+  std::string base_url;          // OpenAI base, e.g. http://127.0.0.1:8080/v1
+  std::string model;             // sent as "model" when not empty
+  int slots = 0;                 // 0 = "auto": total_slots from GET /props
+  std::string api_key_env;       // name of the variable that holds the token
+  double ready_timeout_s = 600;  // wait on /health while it answers 503
+  int retries = 3;               // further attempts after a failed one
+  double connect_timeout_s = 10;
+  // Per-request timeout = base + max_tokens / min_decode_tps (never flat).
+  double request_timeout_base_s = 120;
+  double min_decode_tps = 2.0;
+  std::vector<std::string> command;  // engine argv template (managed engine)
+  int64_t context = 0;               // {context} of the managed engine for the parts (not fit)
+  double stop_grace_s = 10;
+  // Whether the slots share one KV cache ("auto", "shared", "per_slot")
+  // and, when shared, its size (0: GET /props n_ctx). evals/server/kv_capacity.h.
+  std::string kv_cache = "auto";
+  int64_t kv_cache_tokens = 0;
+  int max_reply_mb = 256;            // a larger reply is cut off: that request fails
+
+  // scheme://host:port of base_url, and the path prefix ("/v1").
+  std::string Origin() const;
+  std::string PathPrefix() const;
+};
+
+struct SamplingConfig {
+  double temperature = 0.0;
+  int top_k = 1;
+  double top_p = 1.0;
+  int64_t seed = 42;
+};
+
+// Everything a part may read. Which keys a part accepts is declared by the
+// part (PartSpec); the card parser rejects the others.
+struct PartConfig {
+  std::string name;
+  int questions = -1;           // -1: all
+  int max_tokens = 0;           // 0: the part's default
+  std::string prompt;           // profile, "" = the part's default
+  std::string extract;          // profile, "" = the part's default
+  std::optional<int64_t> seed;  // default: sampling.seed
+  std::string split;            // mmlupro: "test" (default) or "validation"
+  // ruler
+  std::vector<int64_t> lengths;
+  std::vector<std::string> tasks;
+  int samples_per_task = 0;                  // the same count for every task, or
+  std::map<std::string, int> task_samples;   // a count per task (the keys are the tasks)
+  std::map<std::string, int> task_max_tokens;
+  bool allow_estimated_tokens = false;
+  std::string over_context = "fail";        // a length over the server's context: "fail" or "skip"
+  std::string profile;  // generation profile: "nvidia" (default, "" = it) or "fit"
+  // fit
+  std::vector<int64_t> contexts;
+  double fill = 0.95;
+};
+
+struct LoadSamplingConfig {
+  double interval_s = 10;
+  double threshold_pct = 25;
+  int top = 5;
+  std::vector<std::string> ignore;
+  bool guard = false;
+  double guard_max_wait_s = 600;
+};
+
+struct HardwareConfig {
+  std::optional<int> gpu_index;
+  std::string gpu_uuid;
+};
+
+struct Card {
+  std::string path;            // as given
+  std::string dir;             // its folder (relative paths resolve here)
+  std::string text;            // the bytes as read (copied into run.json)
+  std::string sha256;
+
+  std::string name;
+  nlohmann::json model = nlohmann::json::object();
+  nlohmann::json engine = nlohmann::json::object();
+  nlohmann::json hardware_raw = nlohmann::json::object();
+  HardwareConfig hardware;
+  ServerConfig server;
+  SamplingConfig sampling;
+  bool thinking = false;
+  int max_failed = 0;          // failed requests tolerated before exit 3
+  LoadSamplingConfig load_sampling;
+  std::vector<PartConfig> parts;  // in card order
+
+  const PartConfig* FindPart(const std::string& name) const;
+};
+
+// Parses and validates. `source` names the card in messages.
+Status ParseCard(std::string_view text, const std::string& source, Card* card);
+// Reads the file, then ParseCard.
+Status LoadCard(const std::string& path, Card* card);
+
+// The part names evalrun knows, in the order a run takes them.
+const std::vector<std::string>& KnownPartNames();
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_RUN_CARD_H_

@@ -1,0 +1,53 @@
+// The progress line on stderr: done/total, in flight vs slots, answers/s,
+// ETA, running score, cut-offs. One overprinted line on a terminal; sparse
+// plain lines otherwise (every 10 % or 60 s), so logs stay readable.
+#ifndef EVALRUN_EVALS_RUN_PROGRESS_H_
+#define EVALRUN_EVALS_RUN_PROGRESS_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "evals/run/request_pool.h"
+
+namespace evalrun {
+
+class Progress {
+ public:
+  // `already` answers were done before (resume). `stats` may be null.
+  Progress(std::string part, int total, int already, int slots, const PoolStats* stats, FILE* out,
+           bool tty);
+  ~Progress();
+
+  void Start();
+  // Thread-safe. `score` in [0,1] for this answer; `cut_off` when it hit its limit.
+  void OnAnswer(double score, bool cut_off, bool failed);
+  // Prints the final line and stops the thread.
+  void Finish();
+
+  std::string Line() const;  // the current text (for tests)
+
+ private:
+  void Loop();
+
+  std::string part_;
+  int total_, already_, slots_;
+  const PoolStats* stats_;
+  FILE* out_;
+  bool tty_;
+  std::chrono::steady_clock::time_point start_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  int done_ = 0, failed_ = 0, cut_ = 0;
+  double score_sum_ = 0;
+  int last_decile_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_RUN_PROGRESS_H_

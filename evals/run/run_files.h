@@ -1,0 +1,71 @@
+// The run directory's files, written so that a crash loses nothing:
+// sample lines are appended whole and fsynced before they count; JSON
+// documents are replaced atomically (temp file + rename).
+#ifndef EVALRUN_EVALS_RUN_RUN_FILES_H_
+#define EVALRUN_EVALS_RUN_RUN_FILES_H_
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evals/base/status.h"
+
+namespace evalrun {
+
+// Writes `text` to `path` through "<path>.tmp" + fsync + rename + fsync of
+// the folder.
+Status WriteFileAtomically(const std::string& path, const std::string& text);
+
+// mkdir -p; the Status names the folder that could not be made.
+Status MakeDirs(const std::string& path);
+
+// Appends JSON lines to one file, each whole with one write(2). Write
+// leaves the line to the page cache (a killed process loses nothing; a
+// power loss may lose lines not yet synced, or tear the last one, which
+// LoadSampleFile cuts off); Sync makes every line written so far durable
+// (fdatasync, skipped when nothing was written since the last one). A
+// caller that writes a batch of lines and then syncs once is a group
+// commit: a line counts as done only after the Sync that follows it.
+// Append = Write + Sync. Thread-safe.
+class JsonlAppender {
+ public:
+  JsonlAppender() = default;
+  ~JsonlAppender();
+  JsonlAppender(const JsonlAppender&) = delete;
+  JsonlAppender& operator=(const JsonlAppender&) = delete;
+
+  Status Open(const std::string& path);
+  Status Write(const nlohmann::json& line);
+  Status Sync();
+  Status Append(const nlohmann::json& line);
+  void Close();
+  const std::string& path() const { return path_; }
+  // How many fdatasync calls were made (tests check that a batch shares one).
+  int syncs() const;
+
+ private:
+  mutable std::mutex mu_;
+  int fd_ = -1;
+  bool dirty_ = false;
+  int syncs_ = 0;
+  std::string path_;
+};
+
+struct SampleFileContents {
+  std::vector<nlohmann::json> lines;  // complete lines, in file order
+  bool dropped_torn_tail = false;     // a last line without newline / not JSON was cut off
+  std::string torn_tail;              // its bytes, for the message
+};
+
+// Reads a samples.jsonl. A last line that is not complete (no newline, or
+// not valid JSON: a crash in the middle of a write) is cut off the file so
+// it is asked again; any other line that is not a JSON object with a string
+// "id" is an InvalidInput naming path:line, and then the file is left as it
+// was. A missing file yields no lines.
+Status LoadSampleFile(const std::string& path, SampleFileContents* out);
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_RUN_RUN_FILES_H_

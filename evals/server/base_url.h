@@ -1,0 +1,24 @@
+// The server's OpenAI base URL, as a card's `server.base_url` or the
+// `--base-url` flag gives it: one check for both, so that a URL the card
+// would refuse is refused on the command line too (exit 1, before any
+// request).
+#ifndef EVALRUN_EVALS_SERVER_BASE_URL_H_
+#define EVALRUN_EVALS_SERVER_BASE_URL_H_
+
+#include <string>
+
+#include "evals/base/status.h"
+
+namespace evalrun {
+
+// Accepts http:// or https:// URLs with a host (a name, an IPv4 address or
+// a bracketed IPv6 address), an optional port 1..65535 and an optional path;
+// no user info, query, fragment or white space. On success *normalized is
+// the URL without trailing '/'. On failure: InvalidInput whose message says
+// what is wrong, without a prefix (the caller adds "cards/x.json:
+// server.base_url: " or "--base-url: ").
+Status CheckBaseUrl(const std::string& url, std::string* normalized);
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_SERVER_BASE_URL_H_

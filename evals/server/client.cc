@@ -1,0 +1,156 @@
+#include "evals/server/client.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "evals/server/openai_wire.h"
+
+namespace evalrun {
+
+double RequestTimeoutSeconds(const ServerConfig& server, const Prompt& prompt) {
+  size_t prompt_bytes = 0;
+  for (const auto& m : prompt.messages) prompt_bytes += m.content.size();
+  // ~4 bytes a token; 50 tokens/s is a slow prefill on a loaded machine.
+  double prefill_s = static_cast<double>(prompt_bytes) / 4.0 / 50.0;
+  double decode_s = std::max(1, prompt.params.max_tokens) / server.min_decode_tps;
+  return server.request_timeout_base_s + prefill_s + decode_s;
+}
+
+OpenAiClient::OpenAiClient(std::unique_ptr<HttpTransport> transport, const ServerConfig& server,
+                           RetryPolicy retry, CancelToken* cancel)
+    : transport_(std::move(transport)), server_(server), retry_(retry), cancel_(cancel) {}
+
+namespace {
+
+// What a refusal of the server means for the pool (see CallStatus).
+struct Refusal {
+  CallStatus status = CallStatus::kFailed;
+  int n_prompt_tokens = -1, n_ctx = -1;
+};
+
+Refusal Classify(int http_status, const std::string& body) {
+  Refusal r;
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  const nlohmann::json* e = nullptr;
+  if (!j.is_discarded() && j.is_object() && j.contains("error") && j["error"].is_object()) e = &j["error"];
+  const std::string type = e && e->contains("type") && (*e)["type"].is_string() ? (*e)["type"].get<std::string>() : "";
+  const std::string message = ErrorMessageOf(body);
+  if (http_status == 400 &&
+      (type == "exceed_context_size_error" || message.find("exceeds the available context size") != std::string::npos ||
+       message.find("maximum context length") != std::string::npos)) {
+    // llama-server: exceed_context_size_error with n_prompt_tokens, n_ctx;
+    // vLLM: "This model's maximum context length is N tokens ...".
+    r.status = CallStatus::kTooLong;
+    if (e && e->contains("n_prompt_tokens") && (*e)["n_prompt_tokens"].is_number_integer())
+      r.n_prompt_tokens = (*e)["n_prompt_tokens"].get<int>();
+    if (e && e->contains("n_ctx") && (*e)["n_ctx"].is_number_integer()) r.n_ctx = (*e)["n_ctx"].get<int>();
+    return r;
+  }
+  // llama-server with a unified KV cache: every running request fails at
+  // once when together they outgrow it.
+  if (http_status == 500 && message.find("Context size has been exceeded") != std::string::npos) {
+    r.status = CallStatus::kCapacity;
+    return r;
+  }
+  if (http_status == 503) {
+    // "Loading model": the server is (re)starting; anything else: busy.
+    r.status = message.find("Loading model") != std::string::npos || type == "unavailable_error"
+                   ? CallStatus::kUnreachable
+                   : CallStatus::kCapacity;
+    return r;
+  }
+  return r;
+}
+
+}  // namespace
+
+CallResult OpenAiClient::Complete(const Prompt& prompt) {
+  CallResult r;
+  const std::string body = ChatRequestBody(prompt, server_.model);
+  const std::string path = server_.PathPrefix() + "/chat/completions";
+  const double timeout = RequestTimeoutSeconds(server_, prompt);
+  const int connections_before = transport_->connections_opened();
+  double backoff = retry_.backoff_initial_s;
+  bool server_may_be_gone = false;  // the last failure: no connection, or a restarting server
+  for (int attempt = 0; attempt <= retry_.retries; ++attempt) {
+    if (cancel_ && cancel_->cancelled()) {
+      r.status = CallStatus::kCancelled;
+      return r;
+    }
+    if (attempt > 0) {
+      if (cancel_ ? !cancel_->SleepFor(backoff)
+                  : (std::this_thread::sleep_for(std::chrono::duration<double>(backoff)), false)) {
+        r.status = CallStatus::kCancelled;
+        return r;
+      }
+      backoff = std::min(backoff * 2, retry_.backoff_max_s);
+    }
+    ++r.attempts;
+    auto t0 = std::chrono::steady_clock::now();
+    HttpResponse resp = transport_->Post(path, body, timeout);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    r.http_status = resp.status;
+    server_may_be_gone = false;
+    if (!resp.transport_ok()) {
+      // The transport cannot tell a read timeout from a reset; the clock can
+      // (a reply still trickling in when the deadline passed says so itself).
+      if (ms + 50 >= timeout * 1000 && resp.error.find("still arriving") == std::string::npos) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "no reply within %.1f s (read timeout: server.request_timeout_base_s + "
+                      "max_tokens / server.min_decode_tps + the prompt at 50 tokens/s)", timeout);
+        r.error = "POST " + path + ": " + buf;
+        continue;
+      }
+      r.error = "POST " + path + ": " + resp.error;
+      if (resp.error.find("still arriving") != std::string::npos) continue;
+      if (resp.error.rfind("could not connect", 0) == 0) {
+        // Nothing listens: the server is gone (or restarting). No retries:
+        // the pool waits for it (CallStatus::kUnreachable).
+        r.status = CallStatus::kUnreachable;
+        return r;
+      }
+      server_may_be_gone = resp.error.find("evalrun's limit") == std::string::npos &&
+                           resp.error.find("still arriving") == std::string::npos;
+      continue;
+    }
+    if (resp.status == 200) {
+      Completion c;
+      Status st = ParseChatReply(resp.body, &c);
+      if (st.ok()) {
+        r.status = CallStatus::kOk;
+        r.completion = std::move(c);
+        r.latency_ms = ms;
+        r.error.clear();
+        r.new_connection = transport_->connections_opened() > connections_before;
+        return r;
+      }
+      r.error = "POST " + path + ": HTTP 200 but " + st.message();
+      continue;
+    }
+    r.error = "POST " + path + ": HTTP " + std::to_string(resp.status) + ": " + ErrorMessageOf(resp.body);
+    const Refusal refusal = Classify(resp.status, resp.body);
+    if (refusal.status == CallStatus::kTooLong || refusal.status == CallStatus::kCapacity) {
+      r.status = refusal.status;
+      r.too_long_prompt_tokens = refusal.n_prompt_tokens;
+      r.too_long_n_ctx = refusal.n_ctx;
+      // Capacity is not an attempt at an answer (the pool asks again); too
+      // long was asked once, and that is final.
+      if (refusal.status == CallStatus::kCapacity) --r.attempts;
+      return r;
+    }
+    server_may_be_gone = refusal.status == CallStatus::kUnreachable;  // 503 loading: retried, then the pool's
+    bool retryable = resp.status >= 500 || resp.status == 429 || resp.status == 408;
+    if (!retryable) break;
+  }
+  // Out of retries. If the last failure says the server may be gone, the
+  // pool finds out: a server that answers /health at once makes this an
+  // ordinary failure, one that is down is waited for.
+  r.status = server_may_be_gone ? CallStatus::kUnreachable : CallStatus::kFailed;
+  return r;
+}
+
+}  // namespace evalrun

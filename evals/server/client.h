@@ -1,0 +1,67 @@
+// The model client: one request in, one CallResult out.
+#ifndef EVALRUN_EVALS_SERVER_CLIENT_H_
+#define EVALRUN_EVALS_SERVER_CLIENT_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "evals/base/cancel.h"
+#include "evals/run/card.h"
+#include "evals/server/http.h"
+#include "evals/server/types.h"
+
+namespace evalrun {
+
+// Never throws: every failure is a CallResult status. One instance per
+// worker thread (it owns one connection); not thread-safe itself.
+class Client {
+ public:
+  virtual ~Client() = default;
+  virtual CallResult Complete(const Prompt& prompt) = 0;
+};
+
+using ClientFactory = std::function<std::unique_ptr<Client>()>;
+
+struct RetryPolicy {
+  int retries = 3;              // further attempts after the first
+  double backoff_initial_s = 1;  // doubled after each failed attempt
+  double backoff_max_s = 30;
+};
+
+// Per-request timeout derived from the work asked: a base for the prompt and
+// queueing, plus the answer limit at a slow decode rate, plus the prompt at
+// a slow prefill rate. Never a flat timeout that kills long answers.
+double RequestTimeoutSeconds(const ServerConfig& server, const Prompt& prompt);
+
+// Speaks POST {base_url}/chat/completions. Retries 5xx, 429, timeouts,
+// replies over the size limit and unusable 200 replies (not JSON, error
+// object, no choices) with backoff; never other 4xx. Each attempt is
+// counted. Cancellation stops retries and backoff sleeps at once.
+// Refusals that are not about this answer are handed to the pool at once,
+// without retries (see CallStatus):
+//   kTooLong      HTTP 400 exceed_context_size_error (llama-server, with its
+//                 n_prompt_tokens and n_ctx), or vLLM's "maximum context length";
+//   kCapacity     HTTP 500 "Context size has been exceeded" (a shared KV
+//                 cache overflowed), HTTP 503 other than loading;
+//   kUnreachable  nothing listens (connection refused: at once, no retries),
+//                 or the retries ran out and the last failure was a broken
+//                 connection or HTTP 503 "Loading model" (a restart): the
+//                 pool then asks the server's /health whether it is gone.
+// An answer records whether it came over a new connection (new_connection).
+class OpenAiClient : public Client {
+ public:
+  OpenAiClient(std::unique_ptr<HttpTransport> transport, const ServerConfig& server,
+               RetryPolicy retry, CancelToken* cancel);
+  CallResult Complete(const Prompt& prompt) override;
+
+ private:
+  std::unique_ptr<HttpTransport> transport_;
+  ServerConfig server_;
+  RetryPolicy retry_;
+  CancelToken* cancel_;
+};
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_SERVER_CLIENT_H_

@@ -1,0 +1,483 @@
+// The only file that includes httplib.h (cf. llama.cpp's server-http.h).
+//
+// Debian's libcpp-httplib is built with CPPHTTPLIB_OPENSSL_SUPPORT, which
+// changes the layout of httplib's classes: every file that includes the
+// header must define it too (`pkg-config --cflags cpp-httplib`; CMake's
+// PkgConfig::HTTPLIB target does). Defined here as well so that a bare g++
+// line cannot build a mismatched object.
+#ifndef CPPHTTPLIB_OPENSSL_SUPPORT
+#define CPPHTTPLIB_OPENSSL_SUPPORT
+#endif
+#include <httplib.h>
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "evals/server/http.h"
+
+namespace evalrun {
+namespace {
+
+class HttplibTransport : public HttpTransport {
+ public:
+  HttplibTransport(const std::string& origin, const std::string& token, size_t max_reply_bytes)
+      : client_(origin), token_(token), max_reply_bytes_(max_reply_bytes) {
+    client_.set_keep_alive(true);
+    // httplib writes headers and body with two write(2)s; with Nagle on, the
+    // body waits for the server's delayed ACK (~40 ms) on every request while
+    // the slot sits idle (measured by evalrun-bench). llama-server sets the
+    // same option on its side. Set here as well as through set_tcp_nodelay:
+    // the socket-options hook also counts the connections opened.
+    client_.set_tcp_nodelay(true);
+    client_.set_socket_options([this](socket_t sock) {
+      int yes = 1;
+      setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+      ++connections_;
+    });
+    client_.set_connection_timeout(10, 0);
+  }
+
+  HttpResponse Get(const std::string& path, double timeout_s) override {
+    return Send("GET", path, "", timeout_s);
+  }
+
+  HttpResponse Post(const std::string& path, const std::string& body, double timeout_s) override {
+    return Send("POST", path, body, timeout_s);
+  }
+
+  int connections_opened() const override { return connections_; }
+
+ private:
+  // One exchange; the body is taken by a receiver that enforces the reply
+  // limit and the whole-exchange deadline (a server trickling bytes forever
+  // never trips a read timeout).
+  HttpResponse Send(const char* method, const std::string& path, const std::string& body, double timeout_s) {
+    auto us = std::chrono::microseconds(static_cast<int64_t>(timeout_s * 1e6));
+    client_.set_read_timeout(us);
+    client_.set_write_timeout(us);
+    const auto deadline = std::chrono::steady_clock::now() + us;
+    httplib::Request req;
+    req.method = method;
+    req.path = path;
+    req.headers = Headers();
+    if (!body.empty() || std::string(method) == "POST") {
+      req.body = body;
+      req.headers.emplace("Content-Type", "application/json");
+    }
+    std::string reply;
+    bool too_big = false, too_slow = false;
+    req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+      if (reply.size() + n > max_reply_bytes_) {
+        too_big = true;
+        return false;
+      }
+      if (std::chrono::steady_clock::now() > deadline) {
+        too_slow = true;
+        return false;
+      }
+      reply.append(data, n);
+      return true;
+    };
+    httplib::Result r = client_.send(req);
+    HttpResponse out;
+    if (too_big || too_slow) {
+      client_.stop();  // the rest of that reply must not be read as the next one
+      char buf[160];
+      if (too_big)
+        std::snprintf(buf, sizeof buf, "the reply is larger than %zu MiB (evalrun's limit); cut off",
+                      max_reply_bytes_ >> 20);
+      else
+        std::snprintf(buf, sizeof buf, "no complete reply within %.1f s (the reply was still arriving)", timeout_s);
+      out.error = buf;
+      return out;
+    }
+    if (!r) {
+      out.error = Describe(r.error());
+      return out;
+    }
+    out.status = r->status;
+    out.body = std::move(reply);
+    if (out.body.empty() && !r->body.empty()) out.body = r->body;
+    return out;
+  }
+
+  httplib::Headers Headers() const {
+    httplib::Headers h;
+    if (!token_.empty()) h.emplace("Authorization", "Bearer " + token_);
+    return h;
+  }
+
+  static std::string Describe(httplib::Error e) {
+    switch (e) {
+      case httplib::Error::Connection: return "could not connect (connection refused or host unreachable)";
+      case httplib::Error::Read: return "connection closed or reset while reading the reply (or read timeout)";
+      case httplib::Error::Write: return "connection closed while sending the request";
+      case httplib::Error::ConnectionTimeout: return "connection timeout";
+      case httplib::Error::SSLConnection: return "TLS connection failed";
+      case httplib::Error::SSLServerVerification: return "TLS server certificate not trusted";
+      default: return "HTTP transport error: " + httplib::to_string(e);
+    }
+  }
+
+  httplib::Client client_;
+  std::string token_;
+  size_t max_reply_bytes_;
+  int connections_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<HttpTransport> MakeHttpTransport(const std::string& origin,
+                                                 const std::string& bearer_token, size_t max_reply_bytes) {
+  return std::make_unique<HttplibTransport>(origin, bearer_token, max_reply_bytes);
+}
+
+}  // namespace evalrun
+
+// ---------------------------------------------------------------------------
+// Whole-URL GETs with redirects (downloads).
+
+namespace evalrun {
+namespace {
+
+constexpr int kMaxRedirects = 10;
+constexpr time_t kConnectTimeoutS = 15;
+constexpr double kDownloadReadTimeoutS = 60;
+
+int DefaultPort(const std::string& scheme) { return scheme == "https" ? 443 : 80; }
+
+std::string DescribeError(httplib::Error e) {
+  switch (e) {
+    case httplib::Error::Connection: return "could not connect (connection refused, host unknown or unreachable)";
+    case httplib::Error::Read: return "connection closed or reset while reading the reply (or read timeout)";
+    case httplib::Error::Write: return "connection closed while sending the request";
+    case httplib::Error::ConnectionTimeout: return "connection timeout";
+    case httplib::Error::SSLConnection: return "TLS connection failed";
+    case httplib::Error::SSLLoadingCerts: return "could not load the system's TLS certificates";
+    case httplib::Error::SSLServerVerification: return "TLS server certificate not trusted";
+    default: return "HTTP transport error: " + httplib::to_string(e);
+  }
+}
+
+// Why no connection to `u` could be made: the name does not resolve, or it
+// does and connecting failed.
+std::string DescribeNoConnection(const HttpUrl& u, httplib::Error e) {
+  struct addrinfo hints = {};
+  hints.ai_socktype = SOCK_STREAM;
+  struct addrinfo* res = nullptr;
+  const int rc = ::getaddrinfo(u.host.c_str(), nullptr, &hints, &res);
+  if (res != nullptr) ::freeaddrinfo(res);
+  if (rc != 0)
+    return "cannot resolve host name " + u.host + " (" + ::gai_strerror(rc) + "; no network, or no DNS?)";
+  return "cannot connect to " + u.host + ":" + std::to_string(u.port) +
+         (e == httplib::Error::ConnectionTimeout ? " (connection timeout)" : " (connection refused or host unreachable)");
+}
+
+bool IsNoConnection(httplib::Error e) {
+  return e == httplib::Error::Connection || e == httplib::Error::ConnectionTimeout;
+}
+
+bool IsRedirect(int status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+// One GET along its redirects. `on_response` sees the final (non-redirect)
+// answer's status and headers and may refuse it (return false: the transfer
+// stops, *refused is set); `on_data` gets its body and may stop it the same
+// way. Returns "" when an answer came (whatever its status), else what went
+// wrong; *not_connected when no connection could be made. *status /
+// *final_url describe the last hop.
+std::string GetFollowing(const std::string& url, const httplib::Headers& base_headers,
+                         const std::string& bearer_token, double read_timeout_s,
+                         const std::function<bool(const httplib::Response&)>& on_response,
+                         const std::function<bool(const char*, size_t)>& on_data, int* status,
+                         std::string* final_url, bool* refused, bool* not_connected) {
+  HttpUrl first;
+  *not_connected = false;
+  if (!ParseHttpUrl(url, &first)) return "not an http(s) URL";
+  HttpUrl cur = first;
+  *refused = false;
+  for (int hop = 0; hop <= kMaxRedirects; ++hop) {
+    *final_url = cur.Origin() + cur.path;
+    httplib::Client cli(cur.Origin());
+    cli.set_follow_location(false);  // redirects are ours: the token must not follow them
+    cli.set_url_encode(false);       // send paths (signed redirect URLs) exactly as given
+    cli.set_connection_timeout(kConnectTimeoutS, 0);
+    cli.set_read_timeout(std::chrono::microseconds(static_cast<int64_t>(read_timeout_s * 1e6)));
+    cli.set_write_timeout(30, 0);
+    httplib::Headers headers = base_headers;
+    headers.emplace("User-Agent", "evalrun");
+    // The token goes to the host it was given for, over the same scheme.
+    if (!bearer_token.empty() && cur.scheme == first.scheme && cur.host == first.host &&
+        cur.port == first.port) {
+      headers.emplace("Authorization", "Bearer " + bearer_token);
+    }
+    std::string location;
+    bool redirect = false;
+    auto result = cli.Get(
+        cur.path, headers,
+        [&](const httplib::Response& r) {
+          *status = r.status;
+          if (IsRedirect(r.status) && r.has_header("Location")) {
+            location = r.get_header_value("Location");
+            redirect = true;
+            return false;  // drop the redirect's body
+          }
+          if (!on_response(r)) {
+            *refused = true;
+            return false;
+          }
+          return true;
+        },
+        [&](const char* data, size_t n) {
+          if (!on_data(data, n)) {
+            *refused = true;
+            return false;
+          }
+          return true;
+        });
+    if (redirect) {
+      HttpUrl next;
+      if (!ParseHttpUrl(ResolveLocation(cur, location), &next))
+        return "redirect to an unsupported location \"" + location + "\"";
+      cur = next;
+      continue;
+    }
+    if (*refused) return "";
+    if (!result && IsNoConnection(result.error())) {
+      *not_connected = true;
+      return DescribeNoConnection(cur, result.error());
+    }
+    if (!result) return DescribeError(result.error());
+    return "";
+  }
+  return "more than " + std::to_string(kMaxRedirects) + " redirects";
+}
+
+int64_t FileSize(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : -1;
+}
+
+// "bytes 100-199/1000" -> first=100, total=1000; "bytes */1000" -> first=-1,
+// total=1000; total -1 when "*" or unparsable.
+void ParseContentRange(const std::string& v, int64_t* first, int64_t* total) {
+  *first = -1;
+  *total = -1;
+  if (v.rfind("bytes ", 0) != 0) return;
+  std::string rest = v.substr(6);
+  size_t slash = rest.find('/');
+  if (slash == std::string::npos) return;
+  std::string range = rest.substr(0, slash), tot = rest.substr(slash + 1);
+  if (range != "*") {
+    size_t dash = range.find('-');
+    if (dash != std::string::npos) *first = std::strtoll(range.substr(0, dash).c_str(), nullptr, 10);
+  }
+  if (!tot.empty() && tot != "*") *total = std::strtoll(tot.c_str(), nullptr, 10);
+}
+
+// The start of an error page for a message: whitespace collapsed, at most
+// 300 bytes; HTML pages are left out (their markup says nothing useful).
+std::string BodyExcerpt(const std::string& body, const std::string& content_type) {
+  if (content_type.find("html") != std::string::npos) return "";
+  std::string b;
+  for (char c : body) {
+    if (b.size() >= 300) break;
+    bool space = c == ' ' || c == '\n' || c == '\r' || c == '\t';
+    if (space && (b.empty() || b.back() == ' ')) continue;
+    b.push_back(space ? ' ' : c);
+  }
+  while (!b.empty() && b.back() == ' ') b.pop_back();
+  if (b.size() >= 300) b += "...";
+  return b;
+}
+
+}  // namespace
+
+std::string HttpUrl::Origin() const {
+  std::string o = scheme + "://" + host;
+  if (port != DefaultPort(scheme)) o += ":" + std::to_string(port);
+  return o;
+}
+
+bool ParseHttpUrl(const std::string& url, HttpUrl* out) {
+  size_t sep = url.find("://");
+  if (sep == std::string::npos) return false;
+  std::string scheme = url.substr(0, sep);
+  std::transform(scheme.begin(), scheme.end(), scheme.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (scheme != "http" && scheme != "https") return false;
+  size_t start = sep + 3;
+  size_t end = url.find_first_of("/?#", start);
+  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (authority.empty() || authority.find('@') != std::string::npos || authority[0] == '[') return false;
+  out->scheme = scheme;
+  size_t colon = authority.rfind(':');
+  if (colon != std::string::npos) {
+    std::string port = authority.substr(colon + 1);
+    if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    out->port = std::stoi(port);
+    if (out->port <= 0 || out->port > 65535) return false;
+    out->host = authority.substr(0, colon);
+  } else {
+    out->port = DefaultPort(scheme);
+    out->host = authority;
+  }
+  if (out->host.empty()) return false;
+  std::transform(out->host.begin(), out->host.end(), out->host.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string path = end == std::string::npos ? "" : url.substr(end);
+  if (size_t hash = path.find('#'); hash != std::string::npos) path.resize(hash);
+  if (path.empty() || path[0] != '/') path = "/" + path;
+  out->path = path;
+  return true;
+}
+
+std::string ResolveLocation(const HttpUrl& base, const std::string& location) {
+  if (location.find("://") != std::string::npos) return location;
+  if (location.rfind("//", 0) == 0) return base.scheme + ":" + location;
+  if (!location.empty() && location[0] == '/') return base.Origin() + location;
+  std::string dir = base.path.substr(0, base.path.find('?'));
+  dir = dir.substr(0, dir.rfind('/') + 1);
+  return base.Origin() + dir + location;
+}
+
+HttpResponse HttpGetUrl(const std::string& url, const HttpHeaders& headers,
+                        const std::string& bearer_token, double timeout_s) {
+  HttpResponse out;
+  httplib::Headers h;
+  for (const auto& [k, v] : headers) h.emplace(k, v);
+  std::string final_url;
+  bool refused = false;
+  std::string err = GetFollowing(
+      url, h, bearer_token, timeout_s, [](const httplib::Response&) { return true; },
+      [&](const char* d, size_t n) {
+        out.body.append(d, n);
+        return true;
+      },
+      &out.status, &final_url, &refused, &out.not_connected);
+  if (!err.empty()) {
+    out.status = 0;
+    out.body.clear();
+    out.error = err;
+  }
+  return out;
+}
+
+Status HttpDownload(const std::string& url, const std::string& dest_path, int64_t resume_from,
+                    const std::string& bearer_token, const DownloadProgress& progress,
+                    HttpDownloadInfo* info) {
+  HttpDownloadInfo local;
+  if (info == nullptr) info = &local;
+  *info = HttpDownloadInfo();
+  HttpUrl parsed;
+  if (!ParseHttpUrl(url, &parsed)) return Status::InvalidInput(url + ": not an http(s) URL");
+  for (int round = 0; round < 2; ++round) {
+    httplib::Headers headers{{"Accept-Encoding", "identity"}};
+    if (resume_from > 0) headers.emplace("Range", "bytes=" + std::to_string(resume_from) + "-");
+    FILE* f = nullptr;
+    std::string io_error, err_body, content_range, content_type, bad_range;
+    int64_t got = 0;
+    info->resumed = false;
+    info->total = -1;
+    auto on_response = [&](const httplib::Response& r) {
+      if (r.status == 206 && resume_from > 0) {
+        content_range = r.get_header_value("Content-Range");
+        int64_t first = -1;
+        ParseContentRange(content_range, &first, &info->total);
+        if (first != resume_from) {
+          bad_range = content_range.empty() ? "(none)" : content_range;
+          return false;
+        }
+        if (::truncate(dest_path.c_str(), resume_from) != 0) {
+          io_error = dest_path + ": cannot cut the partial file to " + std::to_string(resume_from) +
+                     " bytes: " + std::strerror(errno);
+          return false;
+        }
+        f = std::fopen(dest_path.c_str(), "ab");
+        info->resumed = true;
+        got = resume_from;
+      } else if (r.status == 200) {
+        f = std::fopen(dest_path.c_str(), "wb");
+        got = 0;
+        if (r.has_header("Content-Length"))
+          info->total = std::strtoll(r.get_header_value("Content-Length").c_str(), nullptr, 10);
+      } else {
+        content_range = r.get_header_value("Content-Range");
+        content_type = r.get_header_value("Content-Type");
+        return true;  // an error page: keep its start for the message
+      }
+      if (f == nullptr) {
+        io_error = dest_path + ": cannot open for writing: " + std::strerror(errno);
+        return false;
+      }
+      return true;
+    };
+    auto on_data = [&](const char* d, size_t n) {
+      if (f == nullptr) {
+        if (err_body.size() < 4096) err_body.append(d, std::min(n, 4096 - err_body.size()));
+        return true;
+      }
+      if (std::fwrite(d, 1, n, f) != n) {
+        io_error = dest_path + ": write failed: " + std::strerror(errno);
+        return false;
+      }
+      got += static_cast<int64_t>(n);
+      info->bytes_written += static_cast<int64_t>(n);
+      if (progress) progress(got, info->total);
+      return true;
+    };
+    bool refused = false;
+    std::string err = GetFollowing(url, headers, bearer_token, kDownloadReadTimeoutS, on_response,
+                                   on_data, &info->status, &info->final_url, &refused, &info->not_connected);
+    if (f != nullptr && std::fclose(f) != 0 && io_error.empty())
+      io_error = dest_path + ": write failed: " + std::strerror(errno);
+    info->file_size = std::max<int64_t>(FileSize(dest_path), 0);
+    if (!io_error.empty()) return Status::IoError(io_error);
+    if (!bad_range.empty())
+      return Status::ServerError(url + ": asked for bytes from " + std::to_string(resume_from) +
+                                 ", the server answered 206 with Content-Range " + bad_range);
+    if (!err.empty()) {
+      std::string kept = info->file_size > 0 && (info->status == 200 || info->status == 206)
+                             ? "; the " + std::to_string(info->file_size) + " bytes received are kept in " +
+                                   dest_path + " (run again to resume)"
+                             : "";
+      return Status::Unavailable(url + ": " + err + kept);
+    }
+    if (info->status == 200 || info->status == 206) {
+      if (info->total >= 0 && info->file_size != info->total)
+        return Status::Unavailable(url + ": the transfer ended after " + std::to_string(info->file_size) +
+                                   " of " + std::to_string(info->total) + " bytes (kept in " + dest_path +
+                                   "; run again to resume)");
+      return Status::Ok();
+    }
+    if (info->status == 416 && resume_from > 0) {
+      int64_t first = -1, total = -1;
+      ParseContentRange(content_range, &first, &total);
+      if (total == resume_from && FileSize(dest_path) == resume_from) {
+        info->total = total;
+        info->file_size = total;
+        return Status::Ok();  // the partial file was already whole
+      }
+      resume_from = 0;  // the server's file changed: start again
+      continue;
+    }
+    std::string excerpt = BodyExcerpt(err_body, content_type);
+    return Status::ServerError(url + ": HTTP " + std::to_string(info->status) +
+                               (excerpt.empty() ? "" : ": " + excerpt));
+  }
+  return Status::ServerError(url + ": HTTP 416 twice (Range Not Satisfiable)");
+}
+
+}  // namespace evalrun

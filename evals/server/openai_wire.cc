@@ -1,0 +1,123 @@
+#include "evals/server/openai_wire.h"
+
+#include <nlohmann/json.hpp>
+
+namespace evalrun {
+
+std::string ChatRequestBody(const Prompt& prompt, const std::string& model) {
+  nlohmann::json j;
+  if (!model.empty()) j["model"] = model;
+  j["messages"] = nlohmann::json::array();
+  for (const auto& m : prompt.messages)
+    j["messages"].push_back({{"role", m.role}, {"content", m.content}});
+  const GenParams& p = prompt.params;
+  if (p.max_tokens > 0) j["max_tokens"] = p.max_tokens;
+  if (p.temperature) j["temperature"] = *p.temperature;
+  if (p.top_k) j["top_k"] = *p.top_k;
+  if (p.top_p) j["top_p"] = *p.top_p;
+  if (p.seed) j["seed"] = *p.seed;
+  if (p.enable_thinking) j["chat_template_kwargs"] = {{"enable_thinking", *p.enable_thinking}};
+  j["stream"] = false;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool SplitThinkBlock(std::string_view text, std::string* reasoning, std::string* answer,
+                     bool* unclosed) {
+  size_t i = 0;
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) ++i;
+  static constexpr std::string_view kOpen = "<think>", kClose = "</think>";
+  *unclosed = false;
+  if (text.substr(i, kOpen.size()) != kOpen) return false;
+  size_t body = i + kOpen.size();
+  size_t close = text.find(kClose, body);
+  if (close == std::string_view::npos) {
+    *reasoning = std::string(text.substr(body));
+    answer->clear();
+    *unclosed = true;
+    return true;
+  }
+  *reasoning = std::string(text.substr(body, close - body));
+  std::string_view rest = text.substr(close + kClose.size());
+  size_t j = 0;
+  while (j < rest.size() && (rest[j] == '\n' || rest[j] == ' ' || rest[j] == '\r' || rest[j] == '\t')) ++j;
+  *answer = std::string(rest.substr(j));
+  return true;
+}
+
+std::string ErrorMessageOf(std::string_view body) {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (!j.is_discarded() && j.is_object() && j.contains("error")) {
+    const auto& e = j["error"];
+    if (e.is_object() && e.contains("message") && e["message"].is_string())
+      return e["message"].get<std::string>();
+    if (e.is_string()) return e.get<std::string>();
+  }
+  std::string s(body.substr(0, 300));
+  if (body.size() > 300) s += "...";
+  return s;
+}
+
+namespace {
+
+double NumberOr(const nlohmann::json& o, const char* key, double dflt) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_number() ? it->get<double>() : dflt;
+}
+
+}  // namespace
+
+Status ParseChatReply(std::string_view body, Completion* out) {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded()) {
+    std::string head(body.substr(0, 120));
+    return Status::ServerError("reply is not valid JSON (" + std::to_string(body.size()) +
+                               " bytes, starting \"" + head + "\")");
+  }
+  if (!j.is_object()) return Status::ServerError("reply is not a JSON object");
+  if (j.contains("error") && !j["error"].is_null())
+    return Status::ServerError("reply carries an error: " + ErrorMessageOf(body));
+  auto ch = j.find("choices");
+  if (ch == j.end() || !ch->is_array() || ch->empty())
+    return Status::ServerError("reply has no choices");
+  const auto& c0 = (*ch)[0];
+  if (!c0.is_object() || !c0.contains("message") || !c0["message"].is_object())
+    return Status::ServerError("reply: choices[0] has no message");
+  const auto& msg = c0["message"];
+  Completion c;
+  std::string content;
+  if (msg.contains("content") && msg["content"].is_string()) content = msg["content"].get<std::string>();
+  if (msg.contains("reasoning_content") && msg["reasoning_content"].is_string())
+    c.reasoning = msg["reasoning_content"].get<std::string>();
+  std::string think, answer;
+  bool unclosed = false;
+  if (SplitThinkBlock(content, &think, &answer, &unclosed)) {
+    if (!c.reasoning.empty()) c.reasoning += "\n";
+    c.reasoning += think;
+    c.content = answer;
+    c.unclosed_think = unclosed;
+  } else {
+    c.content = content;
+  }
+  if (c0.contains("finish_reason") && c0["finish_reason"].is_string())
+    c.finish_reason = c0["finish_reason"].get<std::string>();
+  if (j.contains("usage") && j["usage"].is_object()) {
+    const auto& u = j["usage"];
+    c.prompt_tokens = static_cast<int>(NumberOr(u, "prompt_tokens", -1));
+    c.completion_tokens = static_cast<int>(NumberOr(u, "completion_tokens", -1));
+  }
+  if (j.contains("timings") && j["timings"].is_object()) {
+    const auto& t = j["timings"];
+    c.timings.present = true;
+    c.timings.prompt_n = NumberOr(t, "prompt_n", 0);
+    c.timings.prompt_ms = NumberOr(t, "prompt_ms", 0);
+    c.timings.prompt_per_second = NumberOr(t, "prompt_per_second", 0);
+    c.timings.predicted_n = NumberOr(t, "predicted_n", 0);
+    c.timings.predicted_ms = NumberOr(t, "predicted_ms", 0);
+    c.timings.predicted_per_second = NumberOr(t, "predicted_per_second", 0);
+    c.timings.cache_n = NumberOr(t, "cache_n", 0);
+  }
+  *out = std::move(c);
+  return Status::Ok();
+}
+
+}  // namespace evalrun

@@ -1,0 +1,82 @@
+// The core value types that travel between the parts, the client, the pool
+// and the scorers. Plain data; no behaviour beyond trivial helpers.
+#ifndef EVALRUN_EVALS_SERVER_TYPES_H_
+#define EVALRUN_EVALS_SERVER_TYPES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace evalrun {
+
+struct Message {
+  std::string role;     // "system", "user", "assistant"
+  std::string content;
+};
+
+// Generation parameters of one request. Unset optionals are not sent.
+struct GenParams {
+  int max_tokens = 0;
+  std::optional<double> temperature;
+  std::optional<int> top_k;
+  std::optional<double> top_p;
+  std::optional<int64_t> seed;
+  std::optional<bool> enable_thinking;  // chat_template_kwargs.enable_thinking
+};
+
+struct Prompt {
+  std::vector<Message> messages;
+  GenParams params;
+};
+
+// llama.cpp's own `timings` object (absent on other engines: present=false).
+struct ServerTimings {
+  bool present = false;
+  double prompt_n = 0, prompt_ms = 0, prompt_per_second = 0;
+  double predicted_n = 0, predicted_ms = 0, predicted_per_second = 0;
+  double cache_n = 0;
+};
+
+// One answer as the server gave it, with reasoning kept apart.
+struct Completion {
+  std::string content;        // the answer (reasoning removed)
+  std::string reasoning;      // reasoning_content or a leading <think> block
+  std::string finish_reason;  // "stop", "length", ...
+  bool unclosed_think = false;  // an opened <think> never closed: no answer
+  int prompt_tokens = -1;       // usage; -1 when the server did not say
+  int completion_tokens = -1;
+  ServerTimings timings;
+};
+
+enum class CallStatus {
+  kOk,            // an answer
+  kFailed,        // still failing after the retries (error says why)
+  kCancelled,     // the run was interrupted before an answer
+  kTooLong,       // the prompt does not fit the context one request can have
+                  // (HTTP 400 exceed_context_size_error); never retried
+  kCapacity,      // the server had no room for it now (HTTP 500 "Context size
+                  // has been exceeded": a shared KV cache overflowed); not an
+                  // attempt: the pool asks again with fewer beside it
+  kUnreachable,   // no server may be there (refused; or out of retries after
+                  // resets or 503 loading): the pool checks, and if it is
+                  // gone waits for it to come back and asks again
+};
+
+struct CallResult {
+  CallStatus status = CallStatus::kFailed;
+  int http_status = 0;     // of the last attempt (0: no response)
+  int attempts = 0;
+  std::string error;       // last error, for every status but kOk
+  double latency_ms = 0;   // of the successful attempt
+  bool new_connection = false;  // the answer came over a connection opened
+                                // after an earlier one (the server may have
+                                // been restarted: check it before trusting)
+  int too_long_prompt_tokens = -1;  // kTooLong: the server's n_prompt_tokens
+  int too_long_n_ctx = -1;          // and its n_ctx, when it said them
+  Completion completion;
+};
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_SERVER_TYPES_H_

@@ -1,0 +1,610 @@
+#include "evals/watch/busy_sampler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string_view>
+#include <utility>
+
+#include "evals/base/thread_name.h"
+#include "scorers/py_unicode.h"
+
+namespace evalrun {
+namespace {
+
+double Round1(double v) { return std::round(v * 10.0) / 10.0; }
+double Round3(double v) { return std::round(v * 1000.0) / 1000.0; }
+
+std::string Fmt0(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+nlohmann::json OptNumber(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+void KeepMin(std::optional<double>* acc, const std::optional<double>& v) {
+  if (v && (!*acc || *v < **acc)) *acc = v;
+}
+void KeepMax(std::optional<double>* acc, const std::optional<double>& v) {
+  if (v && (!*acc || *v > **acc)) *acc = v;
+}
+
+// The kernel cuts comm to 15 bytes: "llama-server-cuda" shows as
+// "llama-server-cu", so a longer ignore name matches its first 15 bytes.
+bool NameMatches(const std::string& comm, const std::string& name) {
+  if (comm == name) return true;
+  return comm.size() == 15 && name.size() > 15 && name.compare(0, 15, comm) == 0;
+}
+
+std::string GpuIndexOf(const std::vector<GpuInfo>& all, const std::string& uuid) {
+  for (const GpuInfo& g : all) {
+    if (g.uuid == uuid) return "GPU " + std::to_string(g.index) + " (" + uuid + ")";
+  }
+  return uuid;
+}
+
+// comm and cmdline are bytes, not text: a process may name itself
+// "\xff". nlohmann::json throws on invalid UTF-8 when it dumps, so every
+// process-supplied string is made valid first (each byte that starts no
+// well-formed sequence becomes U+FFFD).
+std::string ValidUtf8(std::string_view in) { return py::EncodeUtf8(py::DecodeUtf8All(in)); }
+
+std::string JoinPids(const std::vector<int>& pids) {
+  std::string s;
+  for (size_t i = 0; i < pids.size(); ++i) s += (i ? ", " : "") + std::to_string(pids[i]);
+  return s;
+}
+
+}  // namespace
+
+BusySampler::BusySampler(BusySamplerOptions options, ProcSource* proc, GpuReader* gpu, Clock* clock,
+                         LineSink sink)
+    : options_(std::move(options)),
+      proc_(proc),
+      gpu_reader_(gpu),
+      clock_(clock),
+      sink_(std::move(sink)) {}
+
+BusySampler::~BusySampler() { Stop(); }
+
+void BusySampler::Start() {
+  {
+    std::lock_guard<std::mutex> lk(wake_mu_);
+    if (thread_.joinable() || stop_) return;
+  }
+  bool primed;
+  {
+    std::lock_guard<std::mutex> lk(sample_mu_);
+    primed = primed_;
+  }
+  if (!primed) SampleOnce();
+  thread_ = std::thread([this] {
+    NameThisThread("evalrun-noise");
+    Run();
+  });
+}
+
+void BusySampler::Run() {
+  using Steady = std::chrono::steady_clock;
+  const auto interval = std::chrono::duration_cast<Steady::duration>(
+      std::chrono::duration<double>(std::max(options_.interval_s, 0.01)));
+  auto next = Steady::now() + interval;
+  std::unique_lock<std::mutex> lk(wake_mu_);
+  while (!stop_) {
+    if (wake_cv_.wait_until(lk, next, [this] { return stop_; })) break;
+    lk.unlock();
+    SampleOnce();
+    lk.lock();
+    next += interval;
+    auto now = Steady::now();
+    if (next < now) next = now + interval;  // a slow pass: don't catch up in a burst
+  }
+}
+
+void BusySampler::Stop() {
+  {
+    std::lock_guard<std::mutex> lk(wake_mu_);
+    stop_ = true;
+  }
+  wake_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard<std::mutex> lk(state_mu_);
+  if (paused_) EndPauseLocked(NowT(), "stopped");
+}
+
+double BusySampler::NowT() const { return clock_->MonotonicSeconds() - start_mono_; }
+
+void BusySampler::AddWarningLocked(std::string warning) {
+  warning = ValidUtf8(warning);
+  if (std::find(warnings_.begin(), warnings_.end(), warning) == warnings_.end()) {
+    warnings_.push_back(std::move(warning));
+  }
+}
+
+void BusySampler::EndPauseLocked(double t, const char* why) {
+  pauses_.push_back(Pause{pause_start_t_, t, why});
+  paused_ = false;
+}
+
+bool BusySampler::ShouldPause() {
+  std::lock_guard<std::mutex> lk(state_mu_);
+  if (!options_.guard || !paused_) return false;
+  if (NowT() - pause_start_t_ >= options_.guard_max_wait_s) {
+    EndPauseLocked(pause_start_t_ + options_.guard_max_wait_s, "max_wait");
+    disarmed_ = true;
+    return false;
+  }
+  return true;
+}
+
+void BusySampler::ResolveEngine(size_t n) {
+  if (options_.engine_port <= 0 || port_lookup_blocked_) return;
+  auto present = [&](int pid) {
+    auto it = std::lower_bound(stats_.begin(), stats_.begin() + static_cast<long>(n), pid,
+                               [](const ProcStat& s, int p) { return s.pid < p; });
+    return it != stats_.begin() + static_cast<long>(n) && it->pid == pid;
+  };
+  for (int root : engine_roots_) {
+    if (present(root)) return;  // still there: no need to look again
+  }
+  engine_roots_.clear();
+  Status st = proc_->ListeningPids(options_.engine_port, &engine_roots_);
+  std::string note;
+  if (!st.ok()) {
+    engine_roots_.clear();
+    note = st.message();
+    if (st.code() == Status::Code::kNotFound) port_lookup_blocked_ = true;
+  } else if (engine_roots_.empty()) {
+    note = "no process listens on TCP port " + std::to_string(options_.engine_port);
+  }
+  std::lock_guard<std::mutex> lk(state_mu_);
+  if (!note.empty()) engine_note_ = ValidUtf8(note);
+}
+
+void BusySampler::ClassifyEngine(size_t n) {
+  in_engine_.assign(n, -1);
+  engine_pids_.clear();
+  if (options_.engine_pid <= 0 && engine_roots_.empty()) return;
+  auto is_root = [&](int pid) {
+    return pid == options_.engine_pid ||
+           std::binary_search(engine_roots_.begin(), engine_roots_.end(), pid);
+  };
+  auto index_of = [&](int pid) -> long {
+    auto end = stats_.begin() + static_cast<long>(n);
+    auto it = std::lower_bound(stats_.begin(), end, pid,
+                               [](const ProcStat& s, int p) { return s.pid < p; });
+    return it != end && it->pid == pid ? it - stats_.begin() : -1;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    if (in_engine_[i] != -1) continue;
+    chain_.clear();
+    int8_t val = 0;
+    size_t j = i;
+    for (size_t steps = 0; steps <= n; ++steps) {
+      if (in_engine_[j] != -1) {
+        val = in_engine_[j];
+        break;
+      }
+      chain_.push_back(j);
+      if (is_root(stats_[j].pid)) {
+        val = 1;
+        break;
+      }
+      long k = stats_[j].ppid > 0 ? index_of(stats_[j].ppid) : -1;
+      if (k < 0) break;  // reached init, a kernel thread's root, or a vanished parent
+      j = static_cast<size_t>(k);
+    }
+    for (size_t c : chain_) in_engine_[c] = val;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (in_engine_[i] == 1) engine_pids_.push_back(stats_[i].pid);
+  }
+}
+
+void BusySampler::ReadGpu(bool first, nlohmann::ordered_json* line_gpu) {
+  *line_gpu = nullptr;
+  if (gpu_reader_ == nullptr || options_.gpu.kind == GpuSelector::Kind::kNone || gpu_disabled_) {
+    return;
+  }
+  GpuInfo g;
+  Status st = gpu_reader_->Read(options_.gpu, &g, &all_gpus_);
+  if (!st.ok()) {
+    // A missing nvidia-smi, an absent card or output we cannot parse will
+    // not mend itself: stop asking. Timeouts and failures may.
+    if (st.code() == Status::Code::kNotFound || st.code() == Status::Code::kInvalidInput) {
+      gpu_disabled_ = true;
+    }
+    std::lock_guard<std::mutex> lk(state_mu_);
+    ++gpu_failures_;
+    if (gpu_error_.empty()) gpu_error_ = ValidUtf8(st.ToString());
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lk(state_mu_);
+    if (!gpu_id_) {
+      gpu_id_ = g;
+      if (!g.mig_uuid.empty()) {
+        AddWarningLocked("GPU selector names MIG instance " + g.mig_uuid +
+                         ": memory and utilisation are those of the whole GPU " +
+                         std::to_string(g.index) + " (" + g.uuid + ")");
+      }
+    }
+    if (!first) {
+      ++gpu_reads_;
+      KeepMin(&gpu_mem_min_, g.mem_used_mib);
+      KeepMax(&gpu_mem_max_, g.mem_used_mib);
+      if (g.mem_total_mib) gpu_total_ = g.mem_total_mib;
+      KeepMax(&gpu_util_max_, g.util_pct);
+    }
+  }
+  nlohmann::ordered_json j;
+  j["index"] = g.index;
+  j["mem_used_mib"] = OptNumber(g.mem_used_mib);
+  j["mem_total_mib"] = OptNumber(g.mem_total_mib);
+  j["util_pct"] = OptNumber(g.util_pct);
+  *line_gpu = std::move(j);
+  if (!placement_done_ && !engine_pids_.empty()) CheckEnginePlacement(g, all_gpus_);
+}
+
+void BusySampler::CheckEnginePlacement(const GpuInfo& gpu, const std::vector<GpuInfo>& all) {
+  ++placement_checks_;
+  std::vector<GpuApp> apps;
+  Status st = gpu_reader_->QueryComputeApps(&apps);
+  std::string warning;
+  if (!st.ok()) {
+    placement_done_ = true;
+    warning = "could not check which GPU the engine uses: " + st.ToString();
+  } else {
+    EnginePlacement p = PlaceEngine(apps, engine_pids_, gpu);
+    std::string read = "the GPU read (GPU " + std::to_string(gpu.index) + ", " + gpu.uuid + ")";
+    std::string others;
+    for (const std::string& u : p.other_uuids)
+      others += (others.empty() ? "" : ", ") + GpuIndexOf(all, u);
+    if (p.on_selected) {
+      placement_done_ = true;
+      if (!p.other_uuids.empty()) {
+        warning = "the engine also holds memory on " + others + ", which is not read";
+      }
+    } else if (!p.other_uuids.empty()) {
+      placement_done_ = true;
+      warning = "the engine (pid " + JoinPids(p.pids_seen) + ") holds memory on " + others +
+                ", not on " + read + ": the GPU numbers describe another card";
+    } else if (placement_checks_ >= 3) {
+      placement_done_ = true;
+      warning = "the engine (pid " + JoinPids(engine_pids_) +
+                ") holds memory on no GPU according to nvidia-smi --query-compute-apps "
+                "(a CPU-only engine, or nvidia-smi sees another PID namespace); " +
+                read + " may not be the engine's";
+    }
+  }
+  if (!warning.empty()) {
+    std::lock_guard<std::mutex> lk(state_mu_);
+    AddWarningLocked(std::move(warning));
+  }
+}
+
+bool BusySampler::SampleOnce() {
+  std::lock_guard<std::mutex> slk(sample_mu_);
+  const double cpu_before = clock_->ThreadCpuSeconds();
+  const double now = clock_->MonotonicSeconds();
+
+  Status st = proc_->ListPids(&pids_);
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lk(state_mu_);
+    AddWarningLocked("cannot list processes: " + st.ToString());
+    return false;
+  }
+  if (stats_.size() < pids_.size()) stats_.resize(pids_.size());
+  size_t n = 0;
+  for (int pid : pids_) {
+    Status s = proc_->ReadStat(pid, &stats_[n]);
+    if (s.ok()) {
+      ++n;
+    } else if (s.code() != Status::Code::kNotFound && !stat_warned_) {  // NotFound: it ended
+      stat_warned_ = true;  // one warning, not one per process and pass
+      std::lock_guard<std::mutex> lk(state_mu_);
+      AddWarningLocked("reading a process's stat: " + s.ToString());
+    }
+  }
+  std::sort(stats_.begin(), stats_.begin() + static_cast<long>(n),
+            [](const ProcStat& a, const ProcStat& b) { return a.pid < b.pid; });
+
+  ResolveEngine(n);
+  ClassifyEngine(n);
+
+  const double hz = static_cast<double>(std::max(1L, proc_->ClockTicksPerSecond()));
+  const double dt = primed_ ? now - prev_mono_ : 0;
+  const int self = proc_->SelfPid();
+  double engine_cpu = 0, self_cpu = 0, foreign_total = 0;
+  next_.clear();
+  ranked_.clear();
+  for (size_t i = 0; i < n; ++i) {
+    const ProcStat& s = stats_[i];
+    const uint64_t ticks = s.utime_ticks + s.stime_ticks;
+    next_.push_back(Prev{s.pid, s.start_ticks, ticks});
+    if (!primed_ || dt <= 0) continue;
+    uint64_t base = 0;  // a process born since the last pass counts from zero
+    auto it = std::lower_bound(prev_.begin(), prev_.end(), s.pid,
+                               [](const Prev& p, int pid) { return p.pid < pid; });
+    if (it != prev_.end() && it->pid == s.pid && it->start_ticks == s.start_ticks) {
+      base = std::min(it->ticks, ticks);
+    }
+    const double cpu = static_cast<double>(ticks - base) / hz / dt * 100.0;
+    if (s.pid == self) {
+      self_cpu += cpu;
+    } else if (in_engine_[i] == 1) {
+      engine_cpu += cpu;
+    } else {
+      bool ignored = false;
+      for (const std::string& name : options_.ignore)
+        ignored = ignored || NameMatches(s.comm, name);
+      if (ignored) continue;
+      foreign_total += cpu;
+      if (cpu > 0) ranked_.push_back(Ranked{cpu, i});
+    }
+  }
+  std::swap(prev_, next_);
+  prev_mono_ = now;
+
+  if (!primed_) {
+    primed_ = true;
+    {
+      std::lock_guard<std::mutex> lk(state_mu_);
+      start_mono_ = now;
+      engine_pids_report_ = engine_pids_;
+      engine_names_report_.clear();
+      for (size_t i = 0, shown = 0; i < n && shown < 5; ++i) {
+        if (in_engine_[i] != 1) continue;
+        engine_names_report_ +=
+            (shown++ ? ", " : "") + std::to_string(stats_[i].pid) + " (" + stats_[i].comm + ")";
+      }
+    }
+    nlohmann::ordered_json ignored_gpu;
+    ReadGpu(/*first=*/true, &ignored_gpu);
+    std::lock_guard<std::mutex> lk(state_mu_);
+    sampler_cpu_s_ += clock_->ThreadCpuSeconds() - cpu_before;
+    return false;
+  }
+
+  const size_t top = std::min(ranked_.size(), static_cast<size_t>(std::max(0, options_.top_n)));
+  auto busier = [](const Ranked& a, const Ranked& b) {
+    return a.cpu_pct != b.cpu_pct ? a.cpu_pct > b.cpu_pct : a.index < b.index;
+  };
+  std::partial_sort(ranked_.begin(), ranked_.begin() + static_cast<long>(top), ranked_.end(),
+                    busier);
+  const double busiest = ranked_.empty() ? 0 : ranked_[0].cpu_pct;
+  const bool above = busiest > options_.threshold_pct;
+
+  std::array<double, 3> loadavg{};
+  const bool have_loadavg = proc_->ReadLoadAvg(&loadavg).ok();
+  nlohmann::ordered_json gpu_json;
+  ReadGpu(/*first=*/false, &gpu_json);
+
+  double t;
+  bool paused;
+  {
+    std::lock_guard<std::mutex> lk(state_mu_);
+    t = now - start_mono_;
+    ++samples_;
+    if (above) {
+      ++above_;
+      ++above_by_comm_[ValidUtf8(stats_[ranked_[0].index].comm)];
+    }
+    if (!ranked_.empty() && busiest > max_foreign_) {
+      max_foreign_ = busiest;
+      max_foreign_pid_ = stats_[ranked_[0].index].pid;
+      max_foreign_comm_ = ValidUtf8(stats_[ranked_[0].index].comm);
+    }
+    max_foreign_total_ = std::max(max_foreign_total_, foreign_total);
+    if (!engine_pids_.empty()) {
+      engine_cpu_sum_ += engine_cpu;
+      ++engine_samples_;
+      engine_pids_report_ = engine_pids_;
+    }
+    self_cpu_max_ = std::max(self_cpu_max_, self_cpu);
+    if (options_.guard) {
+      if (above) {
+        ++high_streak_;
+      } else {
+        high_streak_ = 0;
+        disarmed_ = false;
+        if (paused_) EndPauseLocked(t, "load_fell");
+      }
+      if (paused_ && t - pause_start_t_ >= options_.guard_max_wait_s) {
+        EndPauseLocked(pause_start_t_ + options_.guard_max_wait_s, "max_wait");
+        disarmed_ = true;
+      }
+      if (!paused_ && !disarmed_ && high_streak_ >= 2) {
+        paused_ = true;
+        pause_start_t_ = t;
+      }
+    }
+    paused = paused_;
+  }
+
+  nlohmann::ordered_json line;
+  line["t"] = Round3(t);
+  line["utc"] = clock_->UtcIso8601();
+  line["procs"] = n;
+  nlohmann::ordered_json top_json = nlohmann::ordered_json::array();
+  for (size_t r = 0; r < top; ++r) {
+    const ProcStat& s = stats_[ranked_[r].index];
+    nlohmann::ordered_json e;
+    e["pid"] = s.pid;
+    e["comm"] = ValidUtf8(s.comm);
+    e["cpu_pct"] = Round1(ranked_[r].cpu_pct);
+    e["rss_mb"] = Round1(static_cast<double>(s.rss_bytes) / (1024.0 * 1024.0));
+    if (r == 0) line["busiest"] = e;
+    if (!proc_->ReadCmdline(s.pid, options_.cmdline_max_bytes, &cmdline_).ok()) cmdline_.clear();
+    e["cmd"] = ValidUtf8(cmdline_);
+    top_json.push_back(std::move(e));
+  }
+  if (top == 0) line["busiest"] = nullptr;
+  line["top"] = std::move(top_json);
+  line["foreign_cpu_pct_total"] = Round1(foreign_total);
+  line["engine_cpu_pct"] = engine_pids_.empty() ? nlohmann::ordered_json(nullptr)
+                                                : nlohmann::ordered_json(Round1(engine_cpu));
+  line["self_cpu_pct"] = Round1(self_cpu);
+  line["loadavg"] =
+      have_loadavg ? nlohmann::ordered_json(loadavg) : nlohmann::ordered_json(nullptr);
+  line["gpu"] = std::move(gpu_json);
+  line["paused"] = paused;
+  if (sink_) sink_(line.dump());
+
+  std::lock_guard<std::mutex> lk(state_mu_);
+  sampler_cpu_s_ += clock_->ThreadCpuSeconds() - cpu_before;
+  return true;
+}
+
+nlohmann::json BusySampler::Summary() const {
+  std::lock_guard<std::mutex> lk(state_mu_);
+  nlohmann::json j;
+  j["samples"] = samples_;
+  j["interval_s"] = options_.interval_s;
+  j["threshold_pct"] = options_.threshold_pct;
+  j["samples_above_threshold"] = above_;
+  if (max_foreign_ >= 0) {
+    j["max_foreign_cpu_pct"] = Round1(max_foreign_);
+    j["max_foreign"] = {{"pid", max_foreign_pid_}, {"comm", max_foreign_comm_}};
+  } else {
+    j["max_foreign_cpu_pct"] = samples_ > 0 ? nlohmann::json(0.0) : nlohmann::json(nullptr);
+    j["max_foreign"] = nullptr;
+  }
+  j["above_by_comm"] = nlohmann::json::object();
+  for (const auto& [comm, count] : above_by_comm_) j["above_by_comm"][comm] = count;
+  j["max_foreign_cpu_pct_total"] = Round1(max_foreign_total_);
+  j["engine_cpu_pct_mean"] = engine_samples_ > 0
+                                 ? nlohmann::json(Round1(engine_cpu_sum_ / engine_samples_))
+                                 : nlohmann::json(nullptr);
+  j["engine_pids"] = engine_pids_report_;
+  j["self_cpu_pct_max"] = Round1(self_cpu_max_);
+  j["sampler_cpu_s"] = Round3(sampler_cpu_s_);
+
+  if (gpu_id_) {
+    nlohmann::json g;
+    g["index"] = gpu_id_->index;
+    g["uuid"] = gpu_id_->uuid;
+    g["name"] = gpu_id_->name;
+    g["bus_id"] = gpu_id_->bus_id;
+    if (!gpu_id_->mig_uuid.empty()) g["mig_uuid"] = gpu_id_->mig_uuid;
+    g["mem_used_mib_min"] = OptNumber(gpu_mem_min_);
+    g["mem_used_mib_max"] = OptNumber(gpu_mem_max_);
+    g["mem_total_mib"] = OptNumber(gpu_total_ ? gpu_total_ : gpu_id_->mem_total_mib);
+    g["util_pct_max"] = OptNumber(gpu_util_max_);
+    g["reads"] = gpu_reads_;
+    g["read_failures"] = gpu_failures_;
+    j["gpu"] = std::move(g);
+  } else {
+    j["gpu"] = nullptr;
+  }
+  std::string gpu_error = gpu_error_;
+  if (!gpu_id_ && gpu_error.empty()) {
+    gpu_error = options_.gpu.kind == GpuSelector::Kind::kNone ? "no GPU selected"
+                : gpu_reader_ == nullptr                      ? "no GPU reader given"
+                                                              : "GPU not read yet";
+  }
+  j["gpu_error"] = gpu_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(gpu_error);
+
+  std::vector<std::string> warnings = warnings_;
+  if ((options_.engine_port > 0 || options_.engine_pid > 0) && engine_samples_ == 0 &&
+      samples_ > 0) {
+    std::string what = options_.engine_port > 0 ? "TCP port " + std::to_string(options_.engine_port)
+                                                : "pid " + std::to_string(options_.engine_pid);
+    warnings.push_back("the engine (" + what + ") was never found" +
+                       (engine_note_.empty() ? "" : " (" + engine_note_ + ")") +
+                       ": its CPU counted as foreign load");
+  }
+  if (gpu_id_ && gpu_failures_ > 0) {
+    warnings.push_back("nvidia-smi failed " + std::to_string(gpu_failures_) +
+                       " time(s); first: " + gpu_error_);
+  }
+  j["warnings"] = warnings;
+
+  j["guard"] = {{"enabled", options_.guard}, {"max_wait_s", options_.guard_max_wait_s}};
+  nlohmann::json pauses = nlohmann::json::array();
+  double paused_total = 0;
+  for (const Pause& p : pauses_) {
+    pauses.push_back({{"start_t", Round3(p.start_t)},
+                      {"end_t", Round3(p.end_t)},
+                      {"seconds", Round3(p.end_t - p.start_t)},
+                      {"release", p.release}});
+    paused_total += p.end_t - p.start_t;
+  }
+  j["pauses"] = std::move(pauses);
+  j["paused_s_total"] = Round3(paused_total);
+  j["text"] = SummaryLineLocked();
+  return j;
+}
+
+std::string BusySampler::SummaryLine() const {
+  std::lock_guard<std::mutex> lk(state_mu_);
+  return SummaryLineLocked();
+}
+
+std::string BusySampler::SummaryLineLocked() const {
+  if (samples_ == 0) return "no load samples were taken";
+  std::string s = std::to_string(above_) + " of " + std::to_string(samples_) +
+                  " samples were above " + Fmt0(options_.threshold_pct) + " % CPU (up to " +
+                  Fmt0(std::max(0.0, max_foreign_)) + " %" +
+                  (max_foreign_ >= 0 ? ", " + max_foreign_comm_ : std::string()) + ")";
+  if (!above_by_comm_.empty()) {
+    auto most = std::max_element(above_by_comm_.begin(), above_by_comm_.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    s += ", " + std::to_string(most->second) + " of them " + most->first;
+  }
+  if (engine_samples_ > 0)
+    s += "; engine " + Fmt0(engine_cpu_sum_ / engine_samples_) + " % CPU on average";
+  if (gpu_id_) {
+    s += "; GPU " + std::to_string(gpu_id_->index) + " (" + gpu_id_->name + ")";
+    if (gpu_mem_min_ && gpu_mem_max_) {
+      s += " memory " + Fmt0(*gpu_mem_min_) + "-" + Fmt0(*gpu_mem_max_);
+      if (gpu_total_) s += " of " + Fmt0(*gpu_total_);
+      s += " MiB";
+    }
+    if (gpu_util_max_) s += ", up to " + Fmt0(*gpu_util_max_) + " % busy";
+  } else if (!gpu_error_.empty()) {
+    s += "; GPU not read: " + gpu_error_;
+  }
+  if (!pauses_.empty()) {
+    double total = 0;
+    for (const Pause& p : pauses_) total += p.end_t - p.start_t;
+    s += "; paused " + std::to_string(pauses_.size()) + " time(s), " + Fmt0(total) + " s";
+  }
+  return s;
+}
+
+std::string BusySampler::StartReport() const {
+  std::lock_guard<std::mutex> lk(state_mu_);
+  char head[160];
+  std::snprintf(head, sizeof head, "load sampler: every %g s, threshold %g %% CPU, guard %s",
+                options_.interval_s, options_.threshold_pct, options_.guard ? "on" : "off");
+  std::string s = head;
+  if (options_.engine_port > 0 || options_.engine_pid > 0) {
+    s += "; engine: ";
+    if (engine_pids_report_.empty()) {
+      s += "not found" + (engine_note_.empty() ? std::string() : " (" + engine_note_ + ")");
+    } else {
+      s += "pid " + engine_names_report_;
+      if (engine_pids_report_.size() > 5)
+        s += " and " + std::to_string(engine_pids_report_.size() - 5) + " more";
+    }
+    if (options_.engine_port > 0) s += " on port " + std::to_string(options_.engine_port);
+  }
+  if (gpu_id_) {
+    s += "; GPU " + std::to_string(gpu_id_->index) + " " + gpu_id_->name + " (bus " +
+         gpu_id_->bus_id + ", " + gpu_id_->uuid + ")";
+    if (!gpu_id_->mig_uuid.empty()) s += " for MIG " + gpu_id_->mig_uuid;
+  } else if (!gpu_error_.empty()) {
+    s += "; GPU not read: " + gpu_error_;
+  } else {
+    s += "; GPU: none selected";
+  }
+  return s;
+}
+
+}  // namespace evalrun
