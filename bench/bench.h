@@ -98,7 +98,7 @@ struct ChildRun {
   double start_s = 0;      // NowSeconds() just before fork
   double end_s = 0;        // NowSeconds() right after wait4 returned
   double user_s = 0, sys_s = 0;  // ru_utime, ru_stime
-  int64_t max_rss_kb = 0;        // ru_maxrss
+  int64_t max_rss_kb = 0;        // VmHWM since exec, last read before it exited (ru_maxrss if never read)
   int64_t minor_faults = 0, major_faults = 0;
   int64_t vol_ctx = 0, invol_ctx = 0;
   std::string out_path, err_path;  // where its stdout and stderr went

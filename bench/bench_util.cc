@@ -106,9 +106,16 @@ ChildRun ChildProcess::Wait(double timeout_s) {
   std::atomic<bool> done{false};
   std::atomic<bool> killed{false};
   const int pid = pid_;
+  // The child's own peak RSS is its VmHWM since exec, read while it lives:
+  // wait4's ru_maxrss also counts the pages it shared with this (large)
+  // process between fork and exec.
+  std::atomic<int64_t> hwm_kb{0};
   std::thread watchdog([&] {
     const double deadline = NowSeconds() + timeout_s;
     while (!done.load()) {
+      double cpu = 0;
+      int64_t hwm = 0;
+      if (ReadProcCpuAndHwm(pid, &cpu, &hwm) && hwm > hwm_kb.load()) hwm_kb = hwm;
       if (NowSeconds() > deadline) {
         killed = true;
         kill(pid, SIGKILL);
@@ -130,7 +137,7 @@ ChildRun ChildProcess::Wait(double timeout_s) {
   if (w == pid && WIFEXITED(status)) run_.exit_code = WEXITSTATUS(status);
   run_.user_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
   run_.sys_s = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-  run_.max_rss_kb = ru.ru_maxrss;
+  run_.max_rss_kb = hwm_kb.load() > 0 ? hwm_kb.load() : ru.ru_maxrss;
   run_.minor_faults = ru.ru_minflt;
   run_.major_faults = ru.ru_majflt;
   run_.vol_ctx = ru.ru_nvcsw;

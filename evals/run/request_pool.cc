@@ -1,5 +1,7 @@
 #include "evals/run/request_pool.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -291,6 +293,7 @@ std::vector<CallResult> RequestPool::Run(
   std::thread writer([&] {
     NameThisThread("evalrun-writer");
     std::vector<std::pair<size_t, CallResult>> batch;
+    auto last_trim = SteadyClock::now();
     while (answers.PopAll(&batch)) {
       for (auto& [i, r] : batch) {
         results[i] = std::move(r);
@@ -298,6 +301,14 @@ std::vector<CallResult> RequestPool::Run(
       }
       if (on_batch_end) on_batch_end();
       stats_.done += static_cast<int>(batch.size());
+      // Every request builds its body afresh (up to megabytes at 128K) on
+      // its worker's malloc arena; what glibc keeps of those arenas grows
+      // with the run (measured: 526 MB of RSS over 5,000 RULER prompts at
+      // 128K, 30 MB of it live). Hand the free pages back once a second.
+      if (SecondsBetween(last_trim, SteadyClock::now()) >= 1.0) {
+        malloc_trim(0);
+        last_trim = SteadyClock::now();
+      }
     }
   });
 

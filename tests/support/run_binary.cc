@@ -85,7 +85,15 @@ BinaryResult RunBinary(const std::vector<std::string>& argv, double timeout_s,
       kill(pid, SIGKILL);
       break;
     }
-    int n = poll(fds, 2, static_cast<int>(std::min<long>(left, 1000)));
+    // The peak RSS since exec is VmHWM; read it while the child lives (wait4's
+    // ru_maxrss also counts the pages shared with this process before exec).
+    {
+      std::ifstream st("/proc/" + std::to_string(pid) + "/status");
+      std::string line;
+      while (std::getline(st, line))
+        if (line.rfind("VmHWM:", 0) == 0) r.max_rss_kb = std::max(r.max_rss_kb, std::strtol(line.c_str() + 6, nullptr, 10));
+    }
+    int n = poll(fds, 2, static_cast<int>(std::min<long>(left, 100)));
     if (n <= 0) continue;
     for (int k = 0; k < 2; ++k) {
       if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -104,7 +112,7 @@ BinaryResult RunBinary(const std::vector<std::string>& argv, double timeout_s,
   int status = 0;
   struct rusage ru{};
   wait4(pid, &status, 0, &ru);
-  r.max_rss_kb = ru.ru_maxrss;
+  if (r.max_rss_kb == 0) r.max_rss_kb = ru.ru_maxrss;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   return r;

@@ -12,7 +12,7 @@ struct BinaryResult {
   int exit_code = -1;     // -1 when killed by a signal or timed out
   int signal = 0;
   bool timed_out = false;
-  long max_rss_kb = 0;    // the child's peak resident memory (RunBinary only)
+  long max_rss_kb = 0;    // the child's peak resident memory since exec, VmHWM (RunBinary only)
   std::string out, err;
 };
 
