@@ -8,8 +8,8 @@
 #include "datasets/manifest.h"
 #include "evals/base/json_fields.h"
 #include "evals/base/jsonl.h"
-#include "evals/parts/parts.h"
 #include "evals/parts/prepare_steps.h"
+#include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 #include "evals/base/sha256.h"
 #include "scorers/ifeval_checkers.h"
@@ -22,10 +22,9 @@ namespace {
 
 class IfevalPart : public Part {
  public:
-  std::string name() const override { return "ifeval"; }
 
   Status Prepare(const PartContext& ctx, PreparedPart* out) override {
-    const PartConfig& cfg = *ctx.config;
+    const PartSettings& cfg = *ctx.settings;
     std::string path, sha;
     EVALRUN_RETURN_IF_ERROR(FindDataFile(ctx, "ifeval/input_data.jsonl", &path, &sha));
     // The sentence splitter and the language detector the checker needs.
@@ -57,9 +56,9 @@ class IfevalPart : public Part {
       ids.push_back(std::to_string(p->key()));
       cats.push_back("all");
     }
-    const int64_t seed = cfg.seed.value_or(ctx.card->sampling.seed);
-    const std::vector<size_t> chosen = SelectQuestions(ctx, ids, cats, seed);
-    const int max_tokens = cfg.max_tokens > 0 ? cfg.max_tokens : 4096;
+    const int64_t seed = cfg.Int("seed", ctx.card->sampling.seed);
+    const std::vector<size_t> chosen = SelectQuestions(ctx, ids, cats, seed, cfg.Int("prompts", -1));
+    const int max_tokens = static_cast<int>(cfg.Int("max_tokens"));
     for (size_t i : chosen) {
       const IfevalPrompt& p = *all[i];
       Item it;
@@ -76,6 +75,7 @@ class IfevalPart : public Part {
       prompts_.push_back(std::move(all[i]));
       out->items.push_back(std::move(it));
     }
+    input_path_ = ctx.input_override.empty() ? ctx.data_dir + "/ifeval/input_data.jsonl" : path;
     out->info["dataset"] = {{"file", ctx.input_override.empty() ? "ifeval/input_data.jsonl" : path},
                             {"sha256", sha}, {"rows", ids.size()}};
     out->info["langdetect_seed"] = 0;
@@ -85,8 +85,8 @@ class IfevalPart : public Part {
 
   // Recorded answers may carry the dataset key as "id" or, in the official
   // response format, only the prompt text.
-  int FindItem(const nlohmann::json& line, const PreparedPart& prepared,
-               const std::unordered_map<std::string, int>& index_by_id) const override {
+  int FindItem(const nlohmann::json& line, const std::unordered_map<std::string, int>& index_by_id,
+               std::string* why) const override {
     if (line.contains("id") || line.contains("key")) {
       const auto& v = line.contains("id") ? line["id"] : line["key"];
       std::string id = v.is_string() ? v.get<std::string>() : v.dump();
@@ -97,7 +97,14 @@ class IfevalPart : public Part {
       auto f = by_prompt_.find(line["prompt"].get<std::string>());
       if (f != by_prompt_.end()) return f->second;
     }
-    (void)prepared;
+    if (!line.contains("id") && !line.contains("key") && line.contains("prompt")) {
+      // Matched by prompt text (the official IFEval format): a prompt
+      // worded otherwise comes from another revision of the dataset.
+      *why = "no prompt of " + input_path_ + " has this line's prompt text (lines without an id are matched by "
+             "exact prompt text, as the official evaluation_lib does), so the responses were made from another "
+             "revision of the dataset: pass that revision's file with --input FILE (for upstream's GPT-4 responses "
+             "of 2023-11-07: instruction_following_eval/data/input_data_gpt4_20231107_145030.jsonl)";
+    }
     return -1;
   }
 
@@ -169,10 +176,26 @@ class IfevalPart : public Part {
   std::unique_ptr<LangDetector> lang_;
   std::vector<std::unique_ptr<const IfevalPrompt>> prompts_;
   std::unordered_map<std::string, int> by_prompt_;
+  std::string input_path_;  // the dataset file, for messages
 };
 
-}  // namespace
+PartDefinition IfevalDefinition() {
+  PartDefinition d;
+  d.name = "ifeval";
+  d.display_name = "IFEval";
+  d.run_order = 30;
+  d.verdict = VerdictKind::kInstruction;
+  d.keys = {
+      QuestionCountKey("prompts", "all 541 by default: a seeded subset"),
+      MaxTokensKey("the answer limit; a cut-off answer fails all its instructions").Default(int64_t{4096}),
+      SeedKey("selection seed (default sampling.seed)"),
+  };
+  d.make_part = [] { return std::make_unique<IfevalPart>(); };
+  return d;
+}
 
-std::unique_ptr<Part> MakeIfevalPart() { return std::make_unique<IfevalPart>(); }
+EVALRUN_REGISTER_PART(IfevalDefinition());
+
+}  // namespace
 
 }  // namespace evalrun

@@ -6,6 +6,7 @@
 #include "evals/base/json_fields.h"
 #include "evals/publish/run_folder.h"
 #include "evals/publish/table_text.h"
+#include "evals/run/part_registry.h"
 
 namespace evalrun::compare_internal {
 namespace {
@@ -139,9 +140,14 @@ Status FractionUnits(const std::string& path, const std::vector<nlohmann::json>&
 }  // namespace
 
 std::string GuessKind(const std::string& part, const std::vector<nlohmann::json>& samples) {
-  if (part == "mmlupro" || part == "gpqa") return "choice";
-  if (part == "ifeval") return "ifeval";
-  if (part == "ruler") return "fraction";
+  const PartDefinition* def = FindPartDefinition(part);
+  if (def && def->verdict) {
+    switch (*def->verdict) {
+      case VerdictKind::kChoice: return "choice";
+      case VerdictKind::kInstruction: return "ifeval";
+      case VerdictKind::kFraction: return "fraction";
+    }
+  }
   for (const auto& s : samples) {
     if (s.contains("strict") && s["strict"].is_object()) return "ifeval";
     if (s.contains("correct") && s["correct"].is_boolean()) return "choice";

@@ -7,6 +7,7 @@
 
 #include "evals/base/exit_codes.h"
 #include "evals/base/json_fields.h"
+#include "evals/run/part_registry.h"
 #include "evals/run/run_files.h"
 #include "evals/publish/run_folder.h"
 #include "evals/publish/table_text.h"
@@ -303,7 +304,7 @@ Status BuildModel(const ReportOptions& opts, json* model_out) {
                           {"score", cs ? json(*cs * 100) : json()}});
         }
         categories.push_back({{"part", part},
-                              {"title", report_internal::PartDisplayName(part) + ": accuracy by category"},
+                              {"title", PartDisplayName(part) + ": accuracy by category"},
                               {"dimension", "category"},
                               {"rows", rows}});
       }
@@ -540,17 +541,6 @@ std::string Utf8Prefix(std::string_view s, size_t max_bytes, bool* cut) {
   while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
   return std::string(s.substr(0, end));
 }
-
-namespace report_internal {
-
-std::string PartDisplayName(const std::string& part) {
-  static const std::map<std::string, std::string> kNames = {
-      {"mmlupro", "MMLU-Pro"}, {"gpqa", "GPQA"}, {"ifeval", "IFEval"}, {"ruler", "RULER"}, {"fit", "fit"}};
-  auto it = kNames.find(part);
-  return it == kNames.end() ? part : it->second;
-}
-
-}  // namespace report_internal
 
 Status BuildReport(const ReportOptions& opts, std::string* markdown, std::string* html) {
   if (opts.run_dir.empty()) return Status::InvalidInput("report: a run folder is needed");

@@ -68,10 +68,6 @@ namespace report_internal {
 // setup, noise, notes, samples (see report.cc's BuildModel).
 std::string RenderHtml(const nlohmann::json& model);
 
-// "MMLU-Pro", "GPQA", "IFEval", "RULER" for the built-in parts; other names
-// as they are.
-std::string PartDisplayName(const std::string& part);
-
 }  // namespace report_internal
 
 }  // namespace evalrun

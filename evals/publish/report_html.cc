@@ -8,6 +8,7 @@
 #include "evals/base/json_fields.h"
 #include "evals/publish/report.h"
 #include "evals/publish/table_text.h"
+#include "evals/run/part_registry.h"
 
 namespace evalrun {
 namespace report_internal {

@@ -5,6 +5,7 @@
 
 #include "evals/base/json_fields.h"
 #include "evals/base/jsonl.h"
+#include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 
 namespace evalrun {
@@ -66,10 +67,9 @@ Status LoadRunFolder(const std::string& dir_in, RunFolder* out) {
     out->parts.push_back(it.key());
   }
   // nlohmann::json keeps object keys sorted; order the parts as a run takes
-  // them (evals/run/card.cc KnownPartNames), unknown names after.
-  static const std::vector<std::string> kRunOrder = {"mmlupro", "gpqa", "ifeval", "ruler", "fit"};
+  // them (the registry's run order), unknown names after.
   std::vector<std::string> ordered;
-  for (const auto& n : kRunOrder)
+  for (const auto& n : KnownPartNames())
     if (std::find(out->parts.begin(), out->parts.end(), n) != out->parts.end()) ordered.push_back(n);
   for (const auto& n : out->parts)
     if (std::find(ordered.begin(), ordered.end(), n) == ordered.end()) ordered.push_back(n);

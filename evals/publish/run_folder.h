@@ -34,7 +34,7 @@ struct RunFolder {
   nlohmann::json results;          // results.json (schema evalrun.results/1)
   nlohmann::json run;              // run.json; null for a `score` job (none)
   std::vector<std::string> parts;  // the keys of results.parts, in run order
-                                   // (mmlupro, gpqa, ifeval, ruler, fit; others after)
+                                   // (the registry's; names it lacks after)
 };
 
 // Reads <dir>/results.json (required; its schema must be

@@ -14,7 +14,6 @@
 #include "evals/watch/busy_sampler.h"
 #include "evals/run/card.h"
 #include "evals/server/engine.h"
-#include "evals/parts/fit.h"
 #include "evals/base/clock.h"
 #include "evals/run/context_check.h"
 #include "evals/server/kv_capacity.h"
@@ -28,6 +27,7 @@
 #include "evals/base/json_fields.h"
 #include "evals/base/near_miss.h"
 #include "evals/run/part.h"
+#include "evals/run/part_registry.h"
 #include "evals/run/progress.h"
 #include "evals/run/request_pool.h"
 #include "evals/run/results.h"
@@ -71,7 +71,10 @@ nlohmann::json HostInfo() {
 
 struct PartRun {
   std::string name;
+  const PartDefinition* def = nullptr;
+  PartSettings settings;  // the card's, narrowed by Part::FitToContext
   std::unique_ptr<Part> part;
+  std::unique_ptr<ProcedurePart> procedure;
   PreparedPart prepared;
   std::unordered_map<std::string, int> index_by_id;
   std::string dir;
@@ -82,18 +85,19 @@ int Fail(FILE* err, const Status& st, int code) {
   return code;
 }
 
-// Resolves the parts asked for against the card. Unknown names and names the
-// card lacks are bad input; parts not built yet are noted and left out.
-// `flag` names the option the names came from ("--parts", "--part").
+// Resolves the parts asked for against the card: the question sets into
+// *runs, the procedures into *procedures (null: `score`, which has none).
+// Unknown names and names the card lacks are bad input. `flag` names the
+// option the names came from ("--parts", "--part").
 Status ResolveParts(const Card& card, const std::vector<std::string>& asked, const std::string& flag,
-                    std::vector<PartRun>* runs, std::vector<std::string>* notes, bool* run_fit) {
+                    std::vector<PartRun>* runs, std::vector<std::string>* notes, std::vector<PartRun>* procedures) {
   std::vector<std::string> names;
   if (asked.empty()) {
     for (const auto& n : KnownPartNames())
       if (card.FindPart(n)) names.push_back(n);
   } else {
     for (const auto& n : asked) {
-      if (std::find(KnownPartNames().begin(), KnownPartNames().end(), n) == KnownPartNames().end())
+      if (!FindPartDefinition(n))
         return Status::InvalidInput(flag + ": unknown part \"" + n + "\"" + DidYouMean(n, KnownPartNames()));
       if (!card.FindPart(n))
         return Status::InvalidInput(flag + ": part \"" + n + "\" is not in the card " + card.path +
@@ -102,22 +106,21 @@ Status ResolveParts(const Card& card, const std::vector<std::string>& asked, con
     }
   }
   for (const auto& n : names) {
-    // fit is not a question set: it restarts the engine per context (evals/parts/fit.h).
-    if (n == "fit") {
-      if (run_fit) *run_fit = true;
-      else notes->push_back("part fit cannot be re-scored; skipped");
-      continue;
-    }
     PartRun r;
     r.name = n;
-    r.part = MakePart(n);
-    if (!r.part) {
-      notes->push_back("part " + n + " is not available in this build of evalrun; skipped");
-      continue;
+    r.def = FindPartDefinition(n);
+    r.settings = card.FindPart(n)->settings;
+    if (r.def->question_set()) {
+      r.part = r.def->make_part();
+      runs->push_back(std::move(r));
+    } else if (procedures) {
+      r.procedure = r.def->make_procedure();
+      procedures->push_back(std::move(r));
+    } else {
+      notes->push_back("part " + n + " is not a question set and cannot be re-scored; skipped");
     }
-    runs->push_back(std::move(r));
   }
-  if (runs->empty() && !(run_fit && *run_fit))
+  if (runs->empty() && (!procedures || procedures->empty()))
     return Status::InvalidInput("no part to run (card " + card.path + ")");
   return Status::Ok();
 }
@@ -128,8 +131,10 @@ nlohmann::json RunKey(const Card& card, const std::vector<PartRun>& runs, const 
   nlohmann::json doc = nlohmann::json::parse(card.text, nullptr, false);
   if (doc.is_object() && doc.contains("parts")) {
     for (auto& [name, p] : doc["parts"].items()) {
-      if (!p.is_object()) continue;
-      for (const char* k : {"questions", "prompts", "samples_per_task"}) p.erase(k);
+      const PartDefinition* def = FindPartDefinition(name);
+      if (!p.is_object() || !def) continue;
+      for (const CardKey& k : def->keys)
+        if (!k.in_run_key) p.erase(k.name);
     }
   }
   doc.erase("name");
@@ -232,6 +237,18 @@ int LocalPort(const std::string& origin) {
   return std::atoi(hostport.c_str() + colon + 1);
 }
 
+// The GPU the card names (hardware.gpu_uuid or gpu_index); kNone when none.
+GpuSelector CardGpu(const Card& card) {
+  GpuSelector g;
+  if (!card.hardware.gpu_uuid.empty()) {
+    GpuSelector::Parse(card.hardware.gpu_uuid, &g);
+  } else if (card.hardware.gpu_index) {
+    g.kind = GpuSelector::Kind::kIndex;
+    g.index = *card.hardware.gpu_index;
+  }
+  return g;
+}
+
 // The machine-noise sampler of a run: busy processes and the card's GPU,
 // one line a sample in <job>/load.jsonl.
 class NoiseLog {
@@ -247,12 +264,7 @@ class NoiseLog {
     o.guard_max_wait_s = card.load_sampling.guard_max_wait_s;
     o.engine_port = LocalPort(origin);
     o.engine_pid = engine_pid;
-    if (!card.hardware.gpu_uuid.empty()) {
-      GpuSelector::Parse(card.hardware.gpu_uuid, &o.gpu);
-    } else if (card.hardware.gpu_index) {
-      o.gpu.kind = GpuSelector::Kind::kIndex;
-      o.gpu.index = *card.hardware.gpu_index;
-    }
+    o.gpu = CardGpu(card);
     file_ = std::fopen(path.c_str(), "a");
     if (!file_) std::fprintf(err, "evalrun: warning: %s: cannot write the load samples\n", path.c_str());
     sampler_ = std::make_unique<BusySampler>(o, &proc_, o.gpu.kind == GpuSelector::Kind::kNone ? nullptr : &gpu_,
@@ -290,15 +302,14 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     st = CheckBaseUrl(opts.base_url, &card.server.base_url);
     if (!st.ok()) return Fail(err, st.Prefixed("--base-url"), kExitBadInput);
   }
-  std::vector<PartRun> runs;
+  std::vector<PartRun> runs, procedures;
   std::vector<std::string> notes;
-  bool run_fit = false;
-  st = ResolveParts(card, opts.parts, "--parts", &runs, &notes, &run_fit);
+  st = ResolveParts(card, opts.parts, "--parts", &runs, &notes, &procedures);
   if (!st.ok()) return Fail(err, st, kExitBadInput);
   for (const auto& n : notes) std::fprintf(err, "evalrun: note: %s\n", n.c_str());
   const bool managed = !card.server.command.empty();
   if (managed && !runs.empty() && (card.server.context <= 0 || card.server.slots <= 0))
-    return Fail(err, Status::InvalidInput(card.path + ": server.command is set: the parts other than fit need "
+    return Fail(err, Status::InvalidInput(card.path + ": server.command is set: the question parts need "
                                           "server.context (the engine's {context}) and a number in server.slots"),
                 kExitBadInput);
 
@@ -332,18 +343,17 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
   base.data_dir = data_dir;
   base.limit = opts.limit;
   for (auto& r : runs) {
-    if (r.part->NeedsTokenizer()) continue;
+    if (r.def->needs_tokenizer) continue;
     PartContext ctx = base;
-    ctx.config = card.FindPart(r.name);
+    ctx.settings = &r.settings;
     st = r.part->Prepare(ctx, &r.prepared);
     if (!st.ok()) return Fail(err, st.Prefixed("part " + r.name), kExitBadInput);
   }
-
-  FitOptions fit_opts;
-  if (run_fit) {
-    fit_opts = FitOptionsFromCard(card, card.FindPart("fit"));
-    st = LoadFitHaystack(data_dir, &fit_opts.haystack);
-    if (!st.ok()) return Fail(err, st.Prefixed("part fit"), kExitBadInput);
+  for (auto& r : procedures) {
+    PartContext ctx = base;
+    ctx.settings = &r.settings;
+    st = r.procedure->Check(ctx);
+    if (!st.ok()) return Fail(err, st.Prefixed("part " + r.name), kExitBadInput);
   }
 
   const std::string origin = card.server.Origin();
@@ -387,46 +397,32 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
   // The context one request can have: every length and counted prompt is
   // checked against it before any request (evals/run/context_check.h).
   const int64_t request_ctx = props.n_ctx;
-  std::map<std::string, PartConfig> checked_configs;  // configs with lengths over the context left out
-  std::map<std::string, nlohmann::json> skipped_by_context;
+  std::map<std::string, ContextFit> fits;
   for (auto& r : runs) {
-    const PartConfig* cfg = card.FindPart(r.name);
-    if (!cfg || cfg->lengths.empty()) continue;
-    PartConfig c = *cfg;
-    nlohmann::json skipped = nlohmann::json::array();
-    st = CheckLengths(r.name, cfg->lengths, request_ctx, cfg->over_context == "skip", &c.lengths, &skipped);
-    if (!st.ok()) return Fail(err, Status::InvalidInput(card.path + ": " + st.message()), kExitBadInput);
-    for (const auto& s : skipped)
+    ContextFit& fit = fits[r.name];
+    st = r.part->FitToContext(request_ctx, &r.settings, &fit);
+    for (const auto& s : fit.skipped)
       std::fprintf(err, "evalrun: %s: skipped: %s\n", r.name.c_str(), s["reason"].get<std::string>().c_str());
-    if (c.lengths.empty())
-      return Fail(err, Status::InvalidInput(card.path + ": parts." + r.name + ": no length fits the server's context (" +
-                                            std::to_string(request_ctx) + " tokens a request)"),
-                  kExitBadInput);
-    skipped_by_context[r.name] = skipped;
-    checked_configs[r.name] = std::move(c);
+    if (!st.ok()) return Fail(err, Status::InvalidInput(card.path + ": " + st.message()), kExitBadInput);
   }
-  auto config_of = [&](const std::string& name) {
-    auto it = checked_configs.find(name);
-    return it != checked_configs.end() ? &it->second : card.FindPart(name);
-  };
 
   for (auto& r : runs) {
-    if (!r.part->NeedsTokenizer()) continue;
+    if (!r.def->needs_tokenizer) continue;
     // Parts that size prompts with the server's tokenizer are prepared now.
     PartContext ctx = base;
-    ctx.config = config_of(r.name);
+    ctx.settings = &r.settings;
     std::unique_ptr<Tokenizer> tok = MakeServerTokenizer(MakeHttpTransport(origin, token), card.server, card.thinking);
     int probe = 0;
     Status tst = tok->Count("probe", &probe);
     if (!tst.ok()) {
-      if (!ctx.config->allow_estimated_tokens)
+      if (!AcceptsEstimatedTokens(*r.def, r.settings))
         return Fail(err,
-                    Status::Unavailable("part " + r.name + ": " + tst.message() + ". Set parts." + r.name +
-                                        ".allow_estimated_tokens to use a byte-based estimate with a safety "
+                    Status::Unavailable("part " + r.name + ": " + tst.message() + ". Set parts." + r.name + "." +
+                                        kAllowEstimatedTokensKey + " to use a byte-based estimate with a safety "
                                         "margin instead"),
                     kExitUnreachable);
       std::fprintf(err, "evalrun: %s: warning: %s; using the byte-based estimate with a safety margin "
-                   "(parts.%s.allow_estimated_tokens)\n", r.name.c_str(), tst.message().c_str(), r.name.c_str());
+                   "(parts.%s.%s)\n", r.name.c_str(), tst.message().c_str(), r.name.c_str(), kAllowEstimatedTokensKey);
       tok = MakeEstimatingTokenizer();
     }
     ctx.tokenizer = tok.get();
@@ -435,10 +431,9 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     if (!st.ok()) return Fail(err, st.Prefixed("part " + r.name), kExitBadInput);
   }
   for (auto& r : runs) {
-    const PartConfig* cfg = config_of(r.name);
-    nlohmann::json& skipped = skipped_by_context[r.name];
-    if (!skipped.is_array()) skipped = nlohmann::json::array();
-    st = CheckItemsFit(r.name, request_ctx, cfg && cfg->over_context == "skip", &r.prepared.items, &skipped);
+    ContextFit& fit = fits[r.name];
+    nlohmann::json& skipped = fit.skipped;
+    st = CheckItemsFit(r.name, request_ctx, fit.skip_items, &r.prepared.items, &skipped);
     if (!st.ok()) return Fail(err, st, kExitBadInput);
     if (!skipped.empty()) {
       nlohmann::json& info_skipped = r.prepared.info["skipped"];
@@ -507,7 +502,7 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
   }
   if (resuming)
     std::fprintf(err, "evalrun: resuming job %s: answered before: %s\n", job.c_str(),
-                 runs.empty() ? "(fit only)" : done_summary.c_str());
+                 runs.empty() ? "(no question set)" : done_summary.c_str());
 
   NoiseLog noise(card, origin, job_dir + "/load.jsonl", managed ? static_cast<int>(engine->pid()) : 0, err);
   std::function<bool()> pause;
@@ -693,35 +688,41 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
     st = engine->Stop();
     if (!st.ok()) std::fprintf(err, "evalrun: warning: engine: %s\n", st.message().c_str());
   }
-  if (run_fit && !cancel->cancelled()) {
-    // The fit ladder: the engine restarted at each context (or the running
-    // server tried at each size), GPU memory read at its peak per step.
+  for (auto& r : procedures) {
+    if (cancel->cancelled()) break;
+    // A procedure (fit): the engine restarted at each step (or the running
+    // server used as is), GPU memory read at its peak per step.
     RealCommandRunner smi_runner;
     GpuReader smi(&smi_runner);
-    GpuSelector gpu_sel;
-    if (!card.hardware.gpu_uuid.empty()) GpuSelector::Parse(card.hardware.gpu_uuid, &gpu_sel);
-    else if (card.hardware.gpu_index) gpu_sel.kind = GpuSelector::Kind::kIndex, gpu_sel.index = *card.hardware.gpu_index;
+    GpuSelector gpu_sel = CardGpu(card);
+    ProcedureEnv env;
+    env.card = &card;
+    env.settings = &r.settings;
+    env.data_dir = data_dir;
+    env.engine = engine.get();
+    env.transports = [&] { return MakeHttpTransport(origin, token); };
+    env.cancel = cancel;
     if (gpu_sel.kind != GpuSelector::Kind::kNone) {
-      fit_opts.gpu_mem_mib = [&]() -> std::optional<double> {
+      env.gpu_mem_mib = [&]() -> std::optional<double> {
         GpuInfo g;
         if (!smi.Read(gpu_sel, &g).ok()) return std::nullopt;
         return g.mem_used_mib;
       };
     }
-    fit_opts.make_tokenizer = [&](std::unique_ptr<HttpTransport> t) {
+    env.make_tokenizer = [&](std::unique_ptr<HttpTransport> t) {
       return MakeServerTokenizer(std::move(t), card.server, card.thinking);
     };
-    fit_opts.log = [&](const std::string& l) { std::fprintf(err, "evalrun: %s\n", l.c_str()); };
-    nlohmann::json fit;
-    st = RunFit(fit_opts, engine.get(), [&] { return MakeHttpTransport(origin, token); }, cancel, &fit);
+    env.log = [&](const std::string& l) { std::fprintf(err, "evalrun: %s\n", l.c_str()); };
+    nlohmann::json result;
+    st = r.procedure->Run(env, &result);
     if (st.code() == Status::Code::kCancelled) interrupted = true;
-    else if (!st.ok()) return Fail(err, st.Prefixed("part fit"), kExitUnreachable);
-    parts_done["fit"] = fit;
+    else if (!st.ok()) return Fail(err, st.Prefixed("part " + r.name), kExitUnreachable);
+    parts_done[r.name] = result;
     st = WriteResults(job_dir, card, job, parts_done,
                       {{"finished_utc", UtcNow()}, {"noise", noise.sampler()->Summary()}});
     if (!st.ok()) return Fail(err, st, kExitIncomplete);
-    if (fit.contains("largest"))
-      std::fprintf(out, "\nfit: largest context that loaded and answered: %s\n", fit["largest"].dump().c_str());
+    const std::string headline = r.procedure->Headline(result);
+    if (!headline.empty()) std::fprintf(out, "\n%s\n", headline.c_str());
   }
   PrintTable(out, runs, parts_done);
   std::fprintf(out, "\nmachine noise: %s\n", noise.sampler()->SummaryLine().c_str());
@@ -748,12 +749,12 @@ int ScoreJob(const ScoreOptions& opts, FILE* out, FILE* err) {
   st = ResolveParts(card, {opts.part}, "--part", &runs, &notes, nullptr);
   if (!st.ok()) return Fail(err, st, kExitBadInput);
   PartRun& r = runs[0];
-  if (r.part->NeedsTokenizer())
+  if (r.def->needs_tokenizer)
     return Fail(err, Status::InvalidInput("part " + r.name + " cannot be re-scored without its prompts' server; "
                                           "re-score a run folder instead"), kExitBadInput);
   PartContext ctx;
   ctx.card = &card;
-  ctx.config = card.FindPart(r.name);
+  ctx.settings = &r.settings;
   ctx.data_dir = opts.data_dir.empty() ? DefaultDataDir() : opts.data_dir;
   ctx.all_items = true;
   ctx.input_override = opts.input_path;
@@ -768,19 +769,9 @@ int ScoreJob(const ScoreOptions& opts, FILE* out, FILE* err) {
   st = ParseJsonl(text, opts.responses_path, [&](int line, const nlohmann::json& j) {
     std::string where = opts.responses_path + ":" + std::to_string(line);
     if (!j.is_object()) return Status::InvalidInput(where + ": expected a JSON object");
-    int idx = r.part->FindItem(j, r.prepared, r.index_by_id);
-    if (idx < 0 && r.name == "ifeval" && !j.contains("id") && !j.contains("key") && j.contains("prompt")) {
-      // Matched by prompt text (the official IFEval format): a prompt
-      // worded otherwise comes from another revision of the dataset.
-      const std::string input = opts.input_path.empty() ? ctx.data_dir + "/" + JsonText(JsonAt(r.prepared.info,
-                                                                                              {"dataset", "file"}))
-                                                        : opts.input_path;
-      return Status::InvalidInput(
-          where + ": no prompt of " + input + " has this line's prompt text (lines without an id are matched by "
-          "exact prompt text, as the official evaluation_lib does), so the responses were made from another "
-          "revision of the dataset: pass that revision's file with --input FILE (for upstream's GPT-4 responses "
-          "of 2023-11-07: instruction_following_eval/data/input_data_gpt4_20231107_145030.jsonl)");
-    }
+    std::string why;
+    int idx = r.part->FindItem(j, r.index_by_id, &why);
+    if (idx < 0 && !why.empty()) return Status::InvalidInput(where + ": " + why);
     if (idx < 0)
       return Status::InvalidInput(where + ": no question of part " + r.name + " matches this line (id " +
                                   (j.contains("id") ? j["id"].dump() : std::string("missing")) + ")");
