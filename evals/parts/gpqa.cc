@@ -45,10 +45,11 @@ class GpqaPart : public Part {
       it.prompt.params.max_tokens = max_tokens;
       it.prompt_sha256 = Sha256Hex(text);
       const std::string gold(1, GpqaCorrectLetter(order));
-      it.fields["subdomain"] = q.subdomain;
-      it.fields["choice_order"] = order;
-      it.fields["gold"] = gold;
-      it.score_data = {{"answer", gold}};
+      it.fields = {{"subdomain", q.subdomain},
+                   {"choice_order", std::vector<int64_t>(order.begin(), order.end())},
+                   {"gold", gold}};
+      it.scorer_index = static_cast<int>(gold_.size());
+      gold_.push_back(gold);
       out->items.push_back(std::move(it));
     }
     out->info["dataset"] = {{"file", "gpqa/dataset.zip"}, {"member", kGpqaDiamondMember},
@@ -59,24 +60,24 @@ class GpqaPart : public Part {
     return Status::Ok();
   }
 
-  void Score(const Item& item, const Completion& a, nlohmann::json* s) const override {
-    const std::string gold = item.score_data.at("answer");
+  Verdict Score(const Item& item, const Completion& a) const override {
     char letter = 0;
     if (!a.unclosed_think)
       letter = extract_ == "simple-evals" ? ExtractSimpleEvalsLetter(a.content) : ExtractFirstLetter(a.content, 4);
     // simple-evals compares the letter as written ("d" is not "D").
-    ScoreChoiceSample(letter, gold, a.finish_reason, s);
+    return ScoreChoice(letter, gold_[item.scorer_index], a.finish_reason);
   }
 
-  nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,
+  nlohmann::json Aggregate(const std::vector<SampleRecord>& records, int failed,
                            const PreparedPart&) const override {
-    nlohmann::json r = AggregateChoice(samples, failed, "category");
+    nlohmann::json r = AggregateChoice(records, failed, "category");
     r["domains"] = r["categories"];
-    r["subdomains"] = AggregateChoice(samples, failed, "subdomain")["categories"];
+    r["subdomains"] = AggregateChoice(records, failed, "subdomain")["categories"];
     return r;
   }
 
  private:
+  std::vector<std::string> gold_;  // the gold letter by Item::scorer_index
   std::string prompt_ = "letter";
   std::string extract_ = "first-letter";
 };

@@ -68,9 +68,8 @@ class IfevalPart : public Part {
       it.prompt.messages.push_back({"user", p.prompt()});
       it.prompt.params.max_tokens = max_tokens;
       it.prompt_sha256 = Sha256Hex(p.prompt());
-      it.fields["prompt"] = p.prompt();
-      it.fields["instruction_id_list"] = p.instruction_ids();
-      it.score_data = static_cast<int>(prompts_.size());
+      it.fields = {{"prompt", p.prompt()}};  // instruction_id_list comes with the verdict
+      it.scorer_index = static_cast<int>(prompts_.size());
       by_prompt_[p.prompt()] = static_cast<int>(out->items.size());
       prompts_.push_back(std::move(all[i]));
       out->items.push_back(std::move(it));
@@ -108,8 +107,8 @@ class IfevalPart : public Part {
     return -1;
   }
 
-  void Score(const Item& item, const Completion& a, nlohmann::json* s) const override {
-    const IfevalPrompt& p = *prompts_[item.score_data.get<int>()];
+  Verdict Score(const Item& item, const Completion& a) const override {
+    const IfevalPrompt& p = *prompts_[item.scorer_index];
     const bool cut = a.finish_reason == "length";
     IfevalVerdict strict, loose;
     if (cut || a.unclosed_think) {
@@ -121,31 +120,29 @@ class IfevalPart : public Part {
       strict = p.EvaluateStrict(res, a.content);
       loose = p.EvaluateLoose(res, a.content);
     }
-    auto to_json = [](const IfevalVerdict& v) {
-      return nlohmann::json{{"follow_all_instructions", v.follow_all},
-                            {"follow_instruction_list", v.follow_list}};
-    };
-    (*s)["strict"] = to_json(strict);
-    (*s)["loose"] = to_json(loose);
-    (*s)["cut_off"] = cut;
-    (*s)["correct"] = strict.follow_all;
+    InstructionVerdict v;
+    v.instruction_ids = p.instruction_ids();
+    v.strict = {strict.follow_all, strict.follow_list};
+    v.loose = InstructionLevel{loose.follow_all, loose.follow_list};
+    v.cut_off = cut;
+    return v;
   }
 
-  nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,
+  nlohmann::json Aggregate(const std::vector<SampleRecord>& records, int failed,
                            const PreparedPart&) const override {
     IfevalAccuracy strict, loose;
     int cut = 0;
-    auto verdict = [](const nlohmann::json& v) {
+    auto verdict = [](const InstructionLevel& l) {
       IfevalVerdict r;
-      r.follow_all = v.value("follow_all_instructions", false);
-      for (const auto& b : v["follow_instruction_list"]) r.follow_list.push_back(b.get<bool>());
+      r.follow_all = l.all;
+      r.follow_list = l.per_instruction;
       return r;
     };
-    for (const auto& s : samples) {
-      std::vector<std::string> ids = s["instruction_id_list"];
-      strict.Add(ids, verdict(s["strict"]));
-      loose.Add(ids, verdict(s["loose"]));
-      cut += s.value("cut_off", false);
+    for (const auto& s : records) {
+      const InstructionVerdict& v = std::get<InstructionVerdict>(s.verdict);
+      strict.Add(v.instruction_ids, verdict(v.strict));
+      loose.Add(v.instruction_ids, verdict(v.loose ? *v.loose : v.strict));
+      cut += v.cut_off;
     }
     nlohmann::json r;
     r["prompt_strict"] = Round(strict.PromptLevel(), 6);
@@ -154,7 +151,7 @@ class IfevalPart : public Part {
     r["inst_loose"] = Round(loose.InstructionLevel(), 6);
     // The headline score of the table: prompt-level strict accuracy.
     r["score"] = r["prompt_strict"];
-    r["stderr"] = Round(BinomialStderr(strict.PromptLevel(), static_cast<int>(samples.size())), 6);
+    r["stderr"] = Round(BinomialStderr(strict.PromptLevel(), static_cast<int>(records.size())), 6);
     nlohmann::json per = nlohmann::json::object();
     for (const auto& [id, c] : strict.by_instruction) {
       const auto& l = loose.by_instruction.at(id);
@@ -163,11 +160,11 @@ class IfevalPart : public Part {
                  {"loose", Round(l.total ? static_cast<double>(l.followed) / l.total : 0.0, 6)}};
     }
     r["instructions"] = per;
-    r["n"] = samples.size();
+    r["n"] = records.size();
     r["instructions_n"] = strict.instruction_total;
     r["cut_off"] = cut;
     r["failed"] = failed;
-    AddSpeeds(samples, &r);
+    AddSpeeds(records, &r);
     return r;
   }
 

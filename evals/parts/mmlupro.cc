@@ -133,9 +133,9 @@ class MmluProPart : public Part {
       it.prompt.messages.push_back({"user", text});
       it.prompt.params.max_tokens = max_tokens;
       it.prompt_sha256 = Sha256Hex(text);
-      it.fields["gold"] = r.answer;
-      it.fields["num_options"] = static_cast<int>(r.options.size());
-      it.score_data = {{"answer", r.answer}, {"num_options", static_cast<int>(r.options.size())}};
+      it.fields = {{"gold", r.answer}, {"num_options", static_cast<int64_t>(r.options.size())}};
+      it.scorer_index = static_cast<int>(gold_.size());
+      gold_.push_back({r.answer, static_cast<int>(r.options.size())});
       out->items.push_back(std::move(it));
     }
     out->info["dataset"] = {{"file", "mmlu-pro/" + split + ".jsonl"}, {"sha256", sha}, {"rows", rows.size()}};
@@ -146,22 +146,26 @@ class MmluProPart : public Part {
     return Status::Ok();
   }
 
-  void Score(const Item& item, const Completion& a, nlohmann::json* s) const override {
-    const std::string gold = item.score_data.at("answer");
-    const int n = item.score_data.at("num_options");
+  Verdict Score(const Item& item, const Completion& a) const override {
+    const Gold& g = gold_[item.scorer_index];
     char letter = 0;
     if (!a.unclosed_think) {
-      letter = extract_ == "official" ? ExtractOfficialMmluPro(a.content) : ExtractFirstLetter(a.content, n);
+      letter = extract_ == "official" ? ExtractOfficialMmluPro(a.content) : ExtractFirstLetter(a.content, g.options);
     }
-    ScoreChoiceSample(letter, gold, a.finish_reason, s);
+    return ScoreChoice(letter, g.letter, a.finish_reason);
   }
 
-  nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,
+  nlohmann::json Aggregate(const std::vector<SampleRecord>& records, int failed,
                            const PreparedPart&) const override {
-    return AggregateChoice(samples, failed);
+    return AggregateChoice(records, failed);
   }
 
  private:
+  struct Gold {
+    std::string letter;
+    int options = 0;
+  };
+  std::vector<Gold> gold_;  // by Item::scorer_index
   std::string prompt_ = "letter";
   std::string extract_ = "first-letter";
 };

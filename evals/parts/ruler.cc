@@ -144,11 +144,13 @@ class RulerPart : public Part {
           if (!s.assistant_prefix.empty()) it.prompt.messages.push_back({"assistant", s.assistant_prefix});
           it.prompt.params.max_tokens = s.max_tokens;
           it.prompt_sha256 = s.prompt_sha256;
-          it.fields["task"] = s.task;
-          it.fields["length"] = s.length;
-          it.fields["gold"] = s.gold;
-          it.fields["prompt_tokens_counted"] = s.exact_prompt_tokens;
-          it.score_data = {{"metric", static_cast<int>(task.metric)}, {"gold", s.gold}};
+          it.fields = {{"task", s.task},
+                       {"length", static_cast<int64_t>(s.length)},
+                       {"gold", s.gold},
+                       {"prompt_tokens_counted", static_cast<int64_t>(s.exact_prompt_tokens)}};
+          it.counted_prompt_tokens = s.exact_prompt_tokens;
+          it.scorer_index = static_cast<int>(gold_.size());
+          gold_.push_back({task.metric, s.gold});
           out->items.push_back(std::move(it));
           return Status::Ok();
         };
@@ -181,26 +183,28 @@ class RulerPart : public Part {
     return Status::Ok();
   }
 
-  void Score(const Item& item, const Completion& a, nlohmann::json* s) const override {
-    auto metric = static_cast<RulerMetric>(item.score_data.at("metric").get<int>());
-    std::vector<std::string> gold = item.score_data.at("gold");
-    (*s)["score"] = a.unclosed_think ? 0.0 : RulerSampleScore(metric, a.content, gold);
-    (*s)["cut_off"] = a.finish_reason == "length";
-    (*s)["null"] = RulerPostprocess(a.unclosed_think ? "" : a.content).empty();
+  Verdict Score(const Item& item, const Completion& a) const override {
+    const Gold& g = gold_[item.scorer_index];
+    FractionVerdict v;
+    v.score = a.unclosed_think ? 0.0 : RulerSampleScore(g.metric, a.content, g.gold);
+    v.cut_off = a.finish_reason == "length";
+    v.null = RulerPostprocess(a.unclosed_think ? "" : a.content).empty();
+    return v;
   }
 
-  nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,
+  nlohmann::json Aggregate(const std::vector<SampleRecord>& records, int failed,
                            const PreparedPart& prepared) const override {
     // length -> task -> per-sample scores (in sample order), nulls, cut-offs.
     struct Acc { std::vector<double> scores; int nulls = 0, cut = 0; };
-    std::map<int, std::map<std::string, Acc>> acc;
+    std::map<int64_t, std::map<std::string, Acc>> acc;
     int cut = 0;
-    for (const auto& s : samples) {
-      Acc& a = acc[s.value("length", 0)][s.value("task", std::string())];
-      a.scores.push_back(s.value("score", 0.0));
-      a.nulls += s.value("null", false);
-      a.cut += s.value("cut_off", false);
-      cut += s.value("cut_off", false);
+    for (const auto& s : records) {
+      const FractionVerdict& v = std::get<FractionVerdict>(s.verdict);
+      Acc& a = acc[s.Int("length")][s.Text("task")];
+      a.scores.push_back(v.score);
+      a.nulls += v.null;
+      a.cut += v.cut_off;
+      cut += v.cut_off;
     }
     nlohmann::json r;
     nlohmann::json per_len = nlohmann::json::object();
@@ -222,13 +226,20 @@ class RulerPart : public Part {
     r["score"] = lens ? Round(total / lens, 2) : 0.0;
     r["score_scale"] = "0-100 (RULER: per-task string_match_all / string_match_part, mean over tasks per length)";
     r["lengths"] = per_len;
-    r["n"] = samples.size();
+    r["n"] = records.size();
     r["cut_off"] = cut;
     r["failed"] = failed;
-    AddSpeeds(samples, &r);
+    AddSpeeds(records, &r);
     (void)prepared;
     return r;
   }
+
+ private:
+  struct Gold {
+    RulerMetric metric;
+    std::vector<std::string> gold;
+  };
+  std::vector<Gold> gold_;  // by Item::scorer_index
 };
 
 PartDefinition RulerDefinition() {

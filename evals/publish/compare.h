@@ -68,6 +68,11 @@ struct CompareOptions {
   int max_flips_shown = 50;         // per part in Markdown (JSON lists all)
 };
 
+// parts[].kind of evalrun.compare/1 for instruction verdicts ("choice" and
+// "fraction" are the verdict kinds' names; this one predates them and is
+// kept, as a rename would be a new schema).
+inline constexpr const char* kCompareInstructionKind = "ifeval";
+
 // Compares the two runs and prints Markdown (or JSON) on `out`; messages go
 // to `err`. Returns kExitOk, kExitRegression (a significant regression, see
 // above) or kExitBadInput (a missing folder, not a run, an unreadable or

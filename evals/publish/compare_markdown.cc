@@ -41,7 +41,7 @@ Headers HeadersFor(const nlohmann::json& part) {
       for (const auto& g : m["groups"]) task_length = task_length || g["dimension"] == "task @ length";
     return {"A > B", "A < B", task_length ? "task @ length" : "category"};
   }
-  return {"A✓ B✗", "A✗ B✓", kind == "ifeval" ? "instructions" : "category"};
+  return {"A✓ B✗", "A✗ B✓", kind == kCompareInstructionKind ? "instructions" : "category"};
 }
 
 std::string StatsCells(const nlohmann::json& st) {

@@ -10,6 +10,7 @@
 #include "evals/run/part_registry.h"
 #include "evals/run/run_files.h"
 #include "evals/publish/run_folder.h"
+#include "evals/run/sample_record.h"
 #include "evals/publish/table_text.h"
 
 namespace evalrun {
@@ -72,64 +73,45 @@ bool NumericLess(const std::string& a, const std::string& b) {
 
 std::string Verdict(double score) { return score >= 1 ? "right" : score <= 0 ? "wrong" : "partial"; }
 
-json BrowserSample(const std::string& part, const json& s, int max_chars) {
+json Nullable(int v) { return v >= 0 ? json(v) : json(); }
+
+json BrowserSample(const FolderPart& part, const SampleRecord& s, int max_chars) {
   json o;
-  o["part"] = part;
-  o["id"] = SampleId(s);
+  o["part"] = part.name;
+  o["id"] = s.id;
   bool cut = false;
-  std::string resp = Utf8Prefix(JsonText(s.value("response", json())), static_cast<size_t>(max_chars), &cut);
-  o["response"] = resp;
+  o["response"] = Utf8Prefix(s.response, static_cast<size_t>(max_chars), &cut);
   bool cut_r = false;
-  o["reasoning"] = Utf8Prefix(JsonText(s.value("reasoning", json())), static_cast<size_t>(max_chars / 2), &cut_r);
+  o["reasoning"] = Utf8Prefix(s.reasoning, static_cast<size_t>(max_chars / 2), &cut_r);
   o["truncated"] = cut || cut_r;
-  o["finish"] = JsonText(s.value("finish_reason", json()));
-  o["cut_off"] = s.value("cut_off", false);
-  o["no_answer"] = s.value("no_answer", false);
-  o["prompt_tokens"] = s.value("prompt_tokens", json());
-  o["completion_tokens"] = s.value("completion_tokens", json());
-  o["latency_ms"] = s.value("latency_ms", json());
+  o["finish"] = s.finish_reason;
+  o["cut_off"] = IsCutOff(s.verdict);
+  const ChoiceVerdict* choice = std::get_if<ChoiceVerdict>(&s.verdict);
+  o["no_answer"] = choice && choice->no_answer;
+  o["prompt_tokens"] = Nullable(s.prompt_tokens);
+  o["completion_tokens"] = Nullable(s.completion_tokens);
+  o["latency_ms"] = s.latency_ms ? json(*s.latency_ms) : json();
   json extra = json::array();
-  double score = 0;
-  if (s.contains("strict") && s["strict"].is_object()) {  // IFEval
-    const json& st = s["strict"];
-    score = st.value("follow_all_instructions", false) ? 1 : 0;
-    json ids = s.value("instruction_id_list", json::array());
-    json follow = st.value("follow_instruction_list", json::array());
-    if (!ids.is_array()) ids = json::array();
-    if (!follow.is_array()) follow = json::array();
-    std::string cat;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      const std::string id = JsonText(ids[i]);
-      cat += (cat.empty() ? "" : ", ") + id;
-      bool ok = i < follow.size() && follow[i].is_boolean() && follow[i].get<bool>();
-      extra.push_back({id, ok ? "followed (strict)" : "not followed (strict)"});
-    }
-    o["category"] = cat;
-    if (s.contains("loose") && s["loose"].is_object())
-      extra.push_back({"loose: all followed", s["loose"].value("follow_all_instructions", false) ? "yes" : "no"});
+  const double score = HeadlineScore(s.verdict);
+  if (const auto* v = std::get_if<InstructionVerdict>(&s.verdict)) {
+    o["category"] = Join(v->instruction_ids, ", ");
+    for (size_t i = 0; i < v->instruction_ids.size(); ++i)
+      extra.push_back({v->instruction_ids[i], v->strict.per_instruction[i] ? "followed (strict)" : "not followed (strict)"});
+    if (v->loose) extra.push_back({"loose: all followed", v->loose->all ? "yes" : "no"});
     bool cut_p = false;
-    o["prompt"] = Utf8Prefix(JsonText(s.value("prompt", json())), static_cast<size_t>(max_chars), &cut_p);
+    o["prompt"] = Utf8Prefix(s.Text("prompt"), static_cast<size_t>(max_chars), &cut_p);
     o["gold"] = "";
     o["extracted"] = "";
-  } else if (s.contains("score") && s["score"].is_number()) {  // RULER and other fractions
-    score = s["score"].get<double>();
-    std::string task = JsonText(s.value("task", json())), length = JsonText(s.value("length", json()));
-    o["category"] = task.empty() ? JsonText(s.value("category", json())) : task + " @ " + length;
-    std::string gold;
-    const json& g = s.value("gold", json());
-    if (g.is_array()) {
-      for (const auto& x : g) gold += (gold.empty() ? "" : " | ") + JsonText(x);
-    } else {
-      gold = JsonText(g);
-    }
-    o["gold"] = gold;
-    o["extracted"] = "";
-    extra.push_back({"score", FormatDouble("%.3f", score)});
-  } else {  // multiple choice
-    score = s.value("correct", false) ? 1 : 0;
-    o["category"] = JsonText(s.value("category", json()));
-    o["gold"] = JsonText(s.value("gold", json()));
-    o["extracted"] = JsonText(s.value("extracted", json()));
+  } else {
+    const PartDefinition* def = part.definition;
+    const std::vector<std::string> label =
+        def && !def->label.empty() ? def->label : std::vector<std::string>{"category"};
+    std::string cat;
+    for (const auto& f : label) cat += (cat.empty() ? "" : " @ ") + s.Text(f);
+    o["category"] = s.Text(label[0]).empty() ? s.category : cat;
+    o["gold"] = s.Text("gold");
+    o["extracted"] = choice && choice->extracted ? std::string(1, *choice->extracted) : "";
+    if (!choice) extra.push_back({"score", FormatDouble("%.3f", score)});
   }
   o["verdict"] = Verdict(score);
   o["extra"] = extra;
@@ -152,6 +134,145 @@ double Sd(const std::vector<double>& v) {
   double ss = 0;
   for (double x : v) ss += (x - m) * (x - m);
   return std::sqrt(ss / static_cast<double>(v.size() - 1));
+}
+
+// What the model holds for one part, filled by the section of its kind.
+struct PartSections {
+  json row;                    // its line in the summary table
+  json categories = json::array();  // bar charts: {part, title, dimension, rows}
+  json instruction;            // IFEval-like accuracies, or null
+  json by_length;              // RULER-like scores by length, or null
+};
+
+// Instruction verdicts: the four accuracies (results.json, fractions 0..1)
+// and instruction-level strict accuracy per instruction id (the records;
+// results.json's `instructions` without them).
+void InstructionSection(const FolderPart& part, const json& p, const std::vector<SampleRecord>& records,
+                        PartSections* out) {
+  std::optional<double> n = Num(p, {"n"});
+  out->row["metric"] = "prompt-level strict";
+  std::optional<double> ps = Num(p, {"prompt_strict"});
+  out->row["score"] = ps ? json(*ps * 100) : json();
+  out->row["stderr"] = ps && n && *n > 0 ? json(100 * std::sqrt(*ps * (1 - *ps) / *n)) : json();
+  json acc = {{"title", part.display_name}};
+  for (const char* k : {"prompt_strict", "inst_strict", "prompt_loose", "inst_loose"}) {
+    std::optional<double> v = Num(p, {k});
+    acc[k] = v ? json(*v * 100) : json();
+  }
+  out->instruction = acc;
+  std::map<std::string, std::pair<int, int>> per;  // n, followed
+  for (const auto& s : records) {
+    const InstructionVerdict& v = std::get<InstructionVerdict>(s.verdict);
+    for (size_t i = 0; i < v.instruction_ids.size(); ++i) {
+      auto& c = per[v.instruction_ids[i]];
+      ++c.first;
+      c.second += v.strict.per_instruction[i];
+    }
+  }
+  if (per.empty() && p.contains("instructions") && p["instructions"].is_object()) {
+    for (auto it = p["instructions"].begin(); it != p["instructions"].end(); ++it) {
+      std::optional<double> in = Num(*it, {"n"}), strict = Num(*it, {"strict"});
+      if (in && strict) per[it.key()] = {static_cast<int>(*in), static_cast<int>(std::lround(*strict * *in))};
+    }
+  }
+  json rows = json::array();
+  for (const auto& [name, c] : per)
+    rows.push_back({{"name", name}, {"n", c.first}, {"correct", c.second},
+                    {"score", c.first ? 100.0 * c.second / c.first : 0.0}});
+  if (!rows.empty())
+    out->categories.push_back({{"part", part.name},
+                               {"title", part.display_name + ": instruction-level strict accuracy by instruction"},
+                               {"dimension", "instruction"},
+                               {"rows", rows}});
+}
+
+// Fraction verdicts: the mean score as results.json has it (0..100), the
+// standard error of the records' scores, and `lengths` when it has them.
+void FractionSection(const FolderPart& part, const json& p, const std::vector<SampleRecord>& records,
+                     PartSections* out) {
+  out->row["metric"] = "mean score";
+  out->row["score"] = OptJson(Num(p, {"score"}));  // 0..100
+  std::vector<double> scores;
+  for (const auto& s : records) scores.push_back(std::get<FractionVerdict>(s.verdict).score);
+  out->row["stderr"] =
+      scores.size() >= 2 ? json(100 * Sd(scores) / std::sqrt(static_cast<double>(scores.size()))) : json();
+  const json& L = JsonAt(p, {"lengths"});
+  if (!L.is_object()) return;
+  std::vector<std::string> lengths, tasks;
+  for (auto it = L.begin(); it != L.end(); ++it) lengths.push_back(it.key());
+  std::sort(lengths.begin(), lengths.end(), NumericLess);
+  json lens = json::array();
+  for (const auto& len : lengths) {
+    const json& lj = L[len];
+    json tj = json::object();
+    const json& T = JsonAt(lj, {"tasks"});
+    if (T.is_object()) {
+      for (auto it = T.begin(); it != T.end(); ++it) {
+        tj[it.key()] = OptJson(Num(*it, {"score"}));
+        if (std::find(tasks.begin(), tasks.end(), it.key()) == tasks.end()) tasks.push_back(it.key());
+      }
+    }
+    lens.push_back({{"length", len}, {"label", LengthLabel(len)}, {"score", OptJson(Num(lj, {"score"}))},
+                    {"tasks", tj}});
+  }
+  out->by_length = {{"title", part.display_name}, {"lengths", lens}, {"tasks", tasks}};
+}
+
+// Choice verdicts: accuracy and its stderr (results.json, fractions 0..1),
+// and a bar chart of the categories.
+void ChoiceSection(const FolderPart& part, const json& p, PartSections* out) {
+  out->row["metric"] = "accuracy";
+  std::optional<double> sc = Num(p, {"score"});
+  out->row["score"] = sc ? json(*sc * 100) : json();
+  std::optional<double> se = Num(p, {"stderr"});
+  out->row["stderr"] = se ? json(*se * 100) : json();
+  const json& cats = JsonAt(p, {"categories"});
+  if (!cats.is_object() || cats.empty()) return;
+  json rows = json::array();
+  for (auto it = cats.begin(); it != cats.end(); ++it) {
+    std::optional<double> cs = Num(*it, {"score"});
+    rows.push_back({{"name", it.key()}, {"n", OptJson(Num(*it, {"n"}))}, {"correct", OptJson(Num(*it, {"correct"}))},
+                    {"score", cs ? json(*cs * 100) : json()}});
+  }
+  out->categories.push_back({{"part", part.name},
+                             {"title", part.display_name + ": accuracy by category"},
+                             {"dimension", "category"},
+                             {"rows", rows}});
+}
+
+// The part's records for the browser (none when its kind is unknown or its
+// samples.jsonl is missing: then a note says so).
+Status PartRecords(const RunFolder& run, const FolderPart& part, std::vector<SampleRecord>* records, json* notes) {
+  const std::string spath = SamplesPath(run, part.name);
+  if (!part.kind) {
+    if (part.definition) return Status::Ok();  // a part without samples (fit)
+    notes->push_back(part.name + ": a part this evalrun does not know, without a recorded kind; reported from "
+                     "results.json alone, no samples shown");
+    return Status::Ok();
+  }
+  bool torn = false;
+  Status st = ReadRecordsReadOnly(spath, *part.kind, records, &torn);
+  if (st.code() == Status::Code::kNotFound) {
+    notes->push_back(part.name + ": " + spath + " not found; reported from results.json alone, no samples shown");
+    return Status::Ok();
+  }
+  EVALRUN_RETURN_IF_ERROR(st);
+  if (torn) notes->push_back(TornTailNote(spath));
+  return Status::Ok();
+}
+
+json SummaryRow(const std::string& part, const json& p) {
+  json row;
+  row["part"] = part;
+  row["n"] = OptJson(Num(p, {"n"}));
+  row["cut_off"] = OptJson(Num(p, {"cut_off"}));
+  row["no_answer"] = OptJson(Num(p, {"no_answer"}));
+  row["failed"] = OptJson(Num(p, {"failed"}));
+  row["prompt_tps"] = OptJson(Num(p, {"speeds", "prompt_tokens_per_s"}));
+  row["decode_tps"] = OptJson(Num(p, {"speeds", "decode_tokens_per_s"}));
+  row["prompt_tokens"] = OptJson(Num(p, {"speeds", "prompt_tokens"}));
+  row["completion_tokens"] = OptJson(Num(p, {"speeds", "completion_tokens"}));
+  return row;
 }
 
 Status BuildModel(const ReportOptions& opts, json* model_out) {
@@ -179,140 +300,41 @@ Status BuildModel(const ReportOptions& opts, json* model_out) {
   json categories = json::array();
   json samples = json::array();
   json sample_parts = json::array();
-  m["ifeval"] = nullptr;
-  m["ruler"] = nullptr;
+  m["instruction"] = nullptr;
+  m["by_length"] = nullptr;
 
-  for (const auto& part : run.parts) {
-    const json& p = res["parts"][part];
-    std::vector<json> lines;
-    bool torn = false;
-    const std::string spath = SamplesPath(run, part);
-    Status st = ReadSamplesReadOnly(spath, &lines, &torn);
-    if (st.code() == Status::Code::kNotFound) {
-      notes.push_back(part + ": " + spath + " not found; reported from results.json alone, no samples shown");
-    } else if (!st.ok()) {
-      return st;
-    }
-    if (torn) notes.push_back(TornTailNote(spath));
-    if (!lines.empty()) sample_parts.push_back(part);
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (!lines[i].is_object())
-        return Status::InvalidInput(spath + ": sample " + std::to_string(i + 1) + ": expected a JSON object");
-      samples.push_back(BrowserSample(part, lines[i], opts.max_text_chars));
-    }
+  for (const auto& name : run.parts) {
+    const json& p = res["parts"][name];
+    FolderPart part;
+    EVALRUN_RETURN_IF_ERROR(DescribeFolderPart(run, name, &part));
+    std::vector<SampleRecord> records;
+    EVALRUN_RETURN_IF_ERROR(PartRecords(run, part, &records, &notes));
+    if (!records.empty()) sample_parts.push_back(name);
+    for (const auto& r : records) samples.push_back(BrowserSample(part, r, opts.max_text_chars));
 
-    json row;
-    row["part"] = part;
-    row["n"] = OptJson(Num(p, {"n"}));
-    row["cut_off"] = OptJson(Num(p, {"cut_off"}));
-    row["no_answer"] = OptJson(Num(p, {"no_answer"}));
-    row["failed"] = OptJson(Num(p, {"failed"}));
-    row["prompt_tps"] = OptJson(Num(p, {"speeds", "prompt_tokens_per_s"}));
-    row["decode_tps"] = OptJson(Num(p, {"speeds", "decode_tokens_per_s"}));
-    row["prompt_tokens"] = OptJson(Num(p, {"speeds", "prompt_tokens"}));
-    row["completion_tokens"] = OptJson(Num(p, {"speeds", "completion_tokens"}));
-    std::optional<double> n = Num(p, {"n"});
-
-    if (part == "ifeval" || p.contains("prompt_strict")) {
-      // Fractions 0..1 (docs/results-schema.md).
-      row["metric"] = "prompt-level strict";
-      std::optional<double> ps = Num(p, {"prompt_strict"});
-      row["score"] = ps ? json(*ps * 100) : json();
-      row["stderr"] = ps && n && *n > 0 ? json(100 * std::sqrt(*ps * (1 - *ps) / *n)) : json();
-      json ife;
-      for (const char* k : {"prompt_strict", "inst_strict", "prompt_loose", "inst_loose"}) {
-        std::optional<double> v = Num(p, {k});
-        ife[k] = v ? json(*v * 100) : json();
-      }
-      m["ifeval"] = ife;
-      // Per instruction id, strict, from the samples.
-      std::map<std::string, std::pair<int, int>> per;  // n, followed
-      for (const auto& s : lines) {
-        const json& ids = JsonAt(s, {"instruction_id_list"});
-        const json& follow = JsonAt(s, {"strict", "follow_instruction_list"});
-        if (!ids.is_array()) continue;
-        for (size_t i = 0; i < ids.size(); ++i) {
-          auto& c = per[JsonText(ids[i])];
-          ++c.first;
-          c.second += follow.is_array() && i < follow.size() && follow[i].is_boolean() && follow[i].get<bool>();
-        }
-      }
-      if (per.empty() && p.contains("instructions") && p["instructions"].is_object()) {
-        for (auto it = p["instructions"].begin(); it != p["instructions"].end(); ++it) {
-          std::optional<double> in = Num(*it, {"n"}), strict = Num(*it, {"strict"});
-          if (in && strict) per[it.key()] = {static_cast<int>(*in), static_cast<int>(std::lround(*strict * *in))};
-        }
-      }
-      json rows = json::array();
-      for (const auto& [name, c] : per)
-        rows.push_back({{"name", name}, {"n", c.first}, {"correct", c.second},
-                        {"score", c.first ? 100.0 * c.second / c.first : 0.0}});
-      if (!rows.empty())
-        categories.push_back({{"part", part}, {"title", "IFEval: instruction-level strict accuracy by instruction"},
-                              {"dimension", "instruction"}, {"rows", rows}});
-    } else if (part == "ruler" || p.contains("lengths")) {
-      row["metric"] = "mean score";
-      row["score"] = OptJson(Num(p, {"score"}));  // 0..100
-      std::vector<double> scores;
-      for (const auto& s : lines)
-        if (s.contains("score") && s["score"].is_number()) scores.push_back(s["score"].get<double>());
-      row["stderr"] = scores.size() >= 2 ? json(100 * Sd(scores) / std::sqrt(static_cast<double>(scores.size())))
-                                         : json();
-      json ruler;
-      std::vector<std::string> lengths, tasks;
-      const json& L = JsonAt(p, {"lengths"});
-      if (L.is_object())
-        for (auto it = L.begin(); it != L.end(); ++it) lengths.push_back(it.key());
-      std::sort(lengths.begin(), lengths.end(), NumericLess);
-      json lens = json::array();
-      for (const auto& len : lengths) {
-        const json& lj = L[len];
-        json tj = json::object();
-        const json& T = JsonAt(lj, {"tasks"});
-        if (T.is_object()) {
-          for (auto it = T.begin(); it != T.end(); ++it) {
-            tj[it.key()] = OptJson(Num(*it, {"score"}));
-            if (std::find(tasks.begin(), tasks.end(), it.key()) == tasks.end()) tasks.push_back(it.key());
-          }
-        }
-        lens.push_back({{"length", len}, {"label", LengthLabel(len)}, {"score", OptJson(Num(lj, {"score"}))},
-                        {"tasks", tj}});
-      }
-      ruler["lengths"] = lens;
-      ruler["tasks"] = tasks;
-      m["ruler"] = ruler;
-    } else if (part != "mmlupro" && part != "gpqa" && !p.contains("correct")) {
-      // A part this report does not know: its score as results.json has it.
-      row["metric"] = "score (as recorded)";
-      row["score"] = OptJson(Num(p, {"score"}));
-      row["stderr"] = json();
+    PartSections sec;
+    sec.row = SummaryRow(name, p);
+    if (part.kind == VerdictKind::kInstruction) {
+      InstructionSection(part, p, records, &sec);
+    } else if (part.kind == VerdictKind::kFraction) {
+      FractionSection(part, p, records, &sec);
+    } else if (part.kind == VerdictKind::kChoice) {
+      ChoiceSection(part, p, &sec);
     } else {
-      row["metric"] = "accuracy";
-      std::optional<double> sc = Num(p, {"score"});
-      row["score"] = sc ? json(*sc * 100) : json();
-      std::optional<double> se = Num(p, {"stderr"});
-      row["stderr"] = se ? json(*se * 100) : json();
-      const json& cats = JsonAt(p, {"categories"});
-      if (cats.is_object() && !cats.empty()) {
-        std::vector<std::string> names;
-        for (auto it = cats.begin(); it != cats.end(); ++it) names.push_back(it.key());
-        json rows = json::array();
-        for (const auto& name : names) {
-          const json& c = cats[name];
-          std::optional<double> cs = Num(c, {"score"});
-          rows.push_back({{"name", name}, {"n", OptJson(Num(c, {"n"}))}, {"correct", OptJson(Num(c, {"correct"}))},
-                          {"score", cs ? json(*cs * 100) : json()}});
-        }
-        categories.push_back({{"part", part},
-                              {"title", PartDisplayName(part) + ": accuracy by category"},
-                              {"dimension", "category"},
-                              {"rows", rows}});
-      }
+      // A part without verdicts, or one this report does not know: its
+      // score as results.json has it.
+      sec.row["metric"] = "score (as recorded)";
+      sec.row["score"] = OptJson(Num(p, {"score"}));
+      sec.row["stderr"] = json();
     }
-    const json& complete = JsonAt(p, {"complete"});
+    if (!sec.instruction.is_null()) m["instruction"] = sec.instruction;
+    if (!sec.by_length.is_null()) m["by_length"] = sec.by_length;
+    for (auto& c : sec.categories) categories.push_back(std::move(c));
+    json& row = sec.row;
+  const json& complete = JsonAt(p, {"complete"});
     std::optional<double> planned = Num(p, {"planned"});
     if (complete.is_boolean() && !complete.get<bool>())
-      notes.push_back(part + ": incomplete: " + JsonText(row["n"]) + " of " +
+      notes.push_back(name + ": incomplete: " + JsonText(row["n"]) + " of " +
                       (planned ? FormatDouble("%.0f", *planned) : "?") +
                       " planned answered (resume the job to finish it)");
     summary.push_back(std::move(row));
@@ -427,9 +449,9 @@ std::string RenderMarkdown(const json& m) {
        "choice could be read; failed: requests that failed after retries. Speeds: the server's own timings, "
        "token-weighted over the part.");
   line("");
-  if (m["ifeval"].is_object()) {
-    const json& f = m["ifeval"];
-    line("### IFEval");
+  if (m["instruction"].is_object()) {
+    const json& f = m["instruction"];
+    line("### " + MarkdownCell(JsonText(f["title"])));
     line("");
     line("| level | strict (%) | loose (%) |");
     line("|---|--:|--:|");
@@ -437,9 +459,9 @@ std::string RenderMarkdown(const json& m) {
     line("| instruction | " + NumCell(f["inst_strict"], "%.2f") + " | " + NumCell(f["inst_loose"], "%.2f") + " |");
     line("");
   }
-  if (m["ruler"].is_object()) {
-    const json& r = m["ruler"];
-    line("### RULER by length");
+  if (m["by_length"].is_object()) {
+    const json& r = m["by_length"];
+    line("### " + MarkdownCell(JsonText(r["title"])) + " by length");
     line("");
     std::string head = "| length | mean |", sep = "|---|--:|";
     for (const auto& t : r["tasks"]) {

@@ -27,6 +27,8 @@
 #include "evals/base/status.h"
 #include "evals/run/card.h"
 #include "evals/run/prompt_spool.h"
+#include "evals/run/sample_record.h"
+#include "evals/run/verdict.h"
 #include "evals/server/engine.h"
 #include "evals/server/http.h"
 #include "evals/server/tokenizer.h"
@@ -53,8 +55,9 @@ struct Item {
   Prompt prompt;
   SpoolRef spooled;
   std::string prompt_sha256;
-  nlohmann::json fields = nlohmann::json::object();  // written into samples.jsonl (gold, choice_order, ...)
-  nlohmann::json score_data;                          // private to the part's scorer
+  ItemFields fields;             // written into each sample line (gold, choice_order, task, ...)
+  int counted_prompt_tokens = -1;  // the exact prompt tokens the part counted (-1: not counted)
+  int scorer_index = -1;         // private to the part: where its scorer keeps this item's data
 };
 
 struct PreparedPart {
@@ -91,13 +94,13 @@ class Part {
   // *why may say why (else the runner's message names the id).
   virtual int FindItem(const nlohmann::json& response_line,
                        const std::unordered_map<std::string, int>& index_by_id, std::string* why) const;
-  // Adds the verdict fields (extracted, correct, ...) to `sample`, which
-  // already holds the common ones (response, finish_reason, ...). Pure and
-  // callable from any thread.
-  virtual void Score(const Item& item, const Completion& answer, nlohmann::json* sample) const = 0;
-  // The part's object of results.json from the scored samples (in item
-  // order) and the number of failed requests.
-  virtual nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,
+  // The verdict on `answer` to `item`, of the definition's verdict kind.
+  // Pure and callable from any thread (the writer thread calls it once per
+  // answer, as it arrives; `score` on recorded responses).
+  virtual Verdict Score(const Item& item, const Completion& answer) const = 0;
+  // The part's object of results.json from the records (in item order, each
+  // read back as written) and the number of failed requests.
+  virtual nlohmann::json Aggregate(const std::vector<SampleRecord>& records, int failed,
                                    const PreparedPart& prepared) const = 0;
 };
 
