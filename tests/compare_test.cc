@@ -1,4 +1,5 @@
 #include "evals/publish/compare.h"
+#include "evals/publish/compare_setup.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "evals/publish/compare_markdown.h"
 #include "evals/publish/compare_setup.h"
 #include "evals/publish/compare_stats.h"
 #include "evals/publish/compare_units.h"
@@ -120,6 +121,7 @@ Status BuildComparisonOrThrow(const CompareOptions& opts, nlohmann::json* out) {
     nlohmann::json pd;
     pd["part"] = part;
     pd["kind"] = CompareKindName(*fa.kind);
+    pd["label_title"] = ua.label_title;
     pd["samples_a"] = sa.size();
     pd["samples_b"] = sb.size();
     nlohmann::json metrics = nlohmann::json::array();

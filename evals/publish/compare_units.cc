@@ -29,7 +29,7 @@ std::string Joined(const SampleRecord& r, const std::vector<std::string>& fields
 }
 
 // Choice and fraction: one unit per record, scored by its headline.
-Metric ScoredUnits(const FolderPart& part, const std::vector<SampleRecord>& records, Metric m) {
+PartUnits ScoredUnits(const FolderPart& part, const std::vector<SampleRecord>& records, Metric m) {
   const PartDefinition* def = part.definition;
   std::vector<GroupDimension> dims;
   for (const auto& g : def && !def->groups.empty() ? def->groups : DefaultGroups())
@@ -47,7 +47,10 @@ Metric ScoredUnits(const FolderPart& part, const std::vector<SampleRecord>& reco
     u.prompt_sha256 = r.prompt_sha256;
     m.units.push_back(std::move(u));
   }
-  return m;
+  PartUnits out;
+  out.metrics.push_back(std::move(m));
+  for (const auto& f : label) out.label_title += (out.label_title.empty() ? "" : " @ ") + f;
+  return out;
 }
 
 // Prompt-level and instruction-level units of one mode (strict or loose).
@@ -84,6 +87,7 @@ PartUnits InstructionUnits(const std::vector<SampleRecord>& records) {
     if (all_loose) LevelUnits(r, v, *v.loose, &pl, &il);
   }
   PartUnits out;
+  out.label_title = "instructions";
   out.metrics.push_back(std::move(ps));
   out.metrics.push_back(std::move(is));
   if (all_loose) {
@@ -100,11 +104,11 @@ PartUnits ExtractUnits(const FolderPart& part, const std::vector<SampleRecord>& 
     case VerdictKind::kInstruction:
       return InstructionUnits(records);
     case VerdictKind::kChoice:
-      return {{ScoredUnits(part, records, Metric{"accuracy", "accuracy", {}, {}})}};
+      return ScoredUnits(part, records, Metric{"accuracy", "accuracy", {}, {}});
     case VerdictKind::kFraction:
       break;
   }
-  return {{ScoredUnits(part, records, Metric{"score", "mean score", {}, {}})}};
+  return ScoredUnits(part, records, Metric{"score", "mean score", {}, {}});
 }
 
 }  // namespace evalrun::compare_internal

@@ -33,6 +33,7 @@ struct Metric {
 
 struct PartUnits {
   std::vector<Metric> metrics;      // metrics[0] is the headline
+  std::string label_title;          // what Unit::label is: "category", "task @ length", "instructions"
 };
 
 // The units of `records` (all of `part`'s kind, *part.kind). Multiple

@@ -1,17 +1,16 @@
-// The self-contained report.html: inline CSS, inline SVG charts drawn here,
-// and a small inline script for the sample browser. No external asset.
+#include "evals/publish/report_html.h"
+
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "evals/base/json_fields.h"
-#include "evals/publish/report.h"
+#include "evals/publish/html_text.h"
 #include "evals/publish/table_text.h"
 #include "evals/run/part_registry.h"
 
 namespace evalrun {
-namespace report_internal {
 namespace {
 
 using nlohmann::json;
@@ -299,7 +298,7 @@ constexpr const char* kScript = R"JS(
 
 }  // namespace
 
-std::string RenderHtml(const json& m) {
+std::string RenderReportHtml(const json& m) {
   std::string h;
   h.reserve(1 << 16);
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -406,5 +405,4 @@ std::string RenderHtml(const json& m) {
   return h;
 }
 
-}  // namespace report_internal
 }  // namespace evalrun
