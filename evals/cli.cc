@@ -19,6 +19,7 @@
 #include "evals/server/engine.h"
 #include "evals/base/exit_codes.h"
 #include "evals/base/near_miss.h"
+#include "evals/run/part_registry.h"
 #include "evals/run/runner.h"
 #include "evals/base/thread_name.h"
 
@@ -219,8 +220,9 @@ int RunCli(int argc, char** argv) {
   std::string parts;
   app.add_option("--card", run.card_path, "the card (JSON) describing the setup; see cards/README.md")
       ->check(CLI::ExistingFile);
-  app.add_option("--parts", parts, "comma-separated parts to run (default: all the card's parts): "
-                                   "mmlupro, gpqa, ifeval, ruler, fit");
+  std::string known;
+  for (const auto& n : KnownPartNames()) known += (known.empty() ? "" : ", ") + n;
+  app.add_option("--parts", parts, "comma-separated parts to run (default: all the card's parts): " + known);
   app.add_option("--job", run.job, "job name (default: <card name>-<UTC time>); an existing job is resumed");
   app.add_option("--out", run.out_dir, "output folder (default: runs)");
   app.add_option("--data-dir", run.data_dir, "dataset folder (default: $EVALRUN_DATA, else ~/.local/share/evalrun)");

@@ -37,11 +37,14 @@ TEST(CardTest, ParsesEveryField) {
   EXPECT_EQ(*c.hardware.gpu_index, 1);
   const PartConfig* p = c.FindPart("mmlupro");
   ASSERT_NE(p, nullptr);
-  EXPECT_EQ(p->questions, 400);
-  EXPECT_EQ(p->max_tokens, 1024);
-  EXPECT_EQ(p->prompt, "cot-5shot");
-  EXPECT_EQ(p->extract, "official");
-  EXPECT_EQ(c.FindPart("ruler")->task_samples.at("vt"), 5);
+  EXPECT_EQ(p->settings.Int("questions"), 400);
+  EXPECT_EQ(p->settings.Int("max_tokens"), 1024);
+  EXPECT_EQ(p->settings.String("prompt"), "cot-5shot");
+  EXPECT_EQ(p->settings.String("extract"), "official");
+  EXPECT_FALSE(p->settings.Has("split"));
+  EXPECT_EQ(p->settings.String("split"), "test");  // the key's default
+  EXPECT_EQ(c.FindPart("ruler")->settings.Counts("samples_per_task").at("vt"), 5);
+  EXPECT_EQ(c.FindPart("ruler")->settings.IntList("lengths"), (std::vector<int64_t>{8192}));
   EXPECT_EQ(c.sha256.size(), 64u);
 }
 
@@ -242,12 +245,12 @@ TEST(CardTest, ExampleCardsParse) {
   ASSERT_TRUE(LoadCard(std::string(EVALRUN_SOURCE_DIR) + "/cards/clover-q4_0.json", &c).ok());
   EXPECT_EQ(c.server.slots, 4);
   int ruler = 0;
-  for (const auto& [t, n] : c.FindPart("ruler")->task_samples) ruler += n;
+  for (const auto& [t, n] : c.FindPart("ruler")->settings.Counts("samples_per_task")) ruler += n;
   EXPECT_EQ(ruler, 40) << "the published card runs 40 RULER samples per length";
-  EXPECT_EQ(c.FindPart("mmlupro")->questions, 400);
-  EXPECT_EQ(c.FindPart("gpqa")->questions, 198);
-  EXPECT_EQ(c.FindPart("ifeval")->questions, 200);
-  EXPECT_EQ(c.FindPart("ifeval")->max_tokens, 4096);
+  EXPECT_EQ(c.FindPart("mmlupro")->settings.Int("questions"), 400);
+  EXPECT_EQ(c.FindPart("gpqa")->settings.Int("questions"), 198);
+  EXPECT_EQ(c.FindPart("ifeval")->settings.Int("prompts"), 200);
+  EXPECT_EQ(c.FindPart("ifeval")->settings.Int("max_tokens"), 4096);
 }
 
 }  // namespace

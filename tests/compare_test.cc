@@ -1,4 +1,5 @@
 #include "evals/publish/compare.h"
+#include "evals/publish/compare_setup.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -330,7 +331,7 @@ TEST(CompareRuns, BadInputExitsOneNamingTheFile) {
   MakeRun(t.path() + "/badfield", "b", "mmlupro", bad_field);
   Captured field = RunCompare(Opts(t.path() + "/a", t.path() + "/badfield"));
   EXPECT_EQ(field.code, kExitBadInput);
-  EXPECT_NE(field.err.find("/badfield/mmlupro/samples.jsonl: sample 4 (id \"q3\"): correct: expected true or false"),
+  EXPECT_NE(field.err.find("/badfield/mmlupro/samples.jsonl:4: correct: expected true or false, got \"yes\""),
             std::string::npos)
       << field.err;
 

@@ -319,6 +319,49 @@ TEST_F(E2eResume, ADamagedLineInTheMiddleIsRefusedNamingFileAndLine) {
   EXPECT_EQ(AnsweredOnce("t").size(), 4u);
 }
 
+// A line that parses as JSON but that its part's codec rejects (here an
+// IFEval line without its instruction_id_list) is refused on resume with
+// exit 1 naming the file, the line and the field, before anything is
+// asked; the file is left as it was (it used to end the run with an
+// uncaught json type_error, exit 134).
+TEST_F(E2eResume, ALineTheCodecRejectsIsRefusedNamingFileLineAndField) {
+  FakeServer server;
+  ASSERT_TRUE(server.Start());
+  auto card = [&](int prompts) {
+    return WriteCard(server.base_url(), "2",
+                     R"({"ifeval": {"prompts": )" + std::to_string(prompts) + R"(, "max_tokens": 64}})");
+  };
+  ASSERT_EQ(RunBinary(Argv(card(3), "i"), 120).exit_code, 0);
+  const std::string path = dir_ + "/runs/i/ifeval/samples.jsonl";
+  std::vector<nlohmann::json> lines = Lines(path);
+  ASSERT_EQ(lines.size(), 3u);
+  lines[1].erase("instruction_id_list");
+  std::string damaged;
+  for (const auto& l : lines) damaged += l.dump() + "\n";
+  WriteFile(path, damaged);
+  const int asked = server.chat_requests();
+  BinaryResult r = RunBinary(Argv(card(5), "i"), 120);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(path + ":2: instruction_id_list: expected an array of strings"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("repair or delete that line, or start another --job"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("type_error"), std::string::npos) << r.err;
+  EXPECT_EQ(server.chat_requests(), asked);
+  EXPECT_EQ(ReadFile(path), damaged);
+
+  // A verdict field of the wrong type is named the same way.
+  ASSERT_EQ(RunBinary(Argv(MmluCard(server.base_url(), 2), "m"), 120).exit_code, 0);
+  lines = Lines(SamplesPath("m"));
+  ASSERT_EQ(lines.size(), 2u);
+  lines[0]["correct"] = "yes";
+  damaged = lines[0].dump() + "\n" + lines[1].dump() + "\n";
+  WriteFile(SamplesPath("m"), damaged);
+  r = RunBinary(Argv(MmluCard(server.base_url(), 2), "m"), 120);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(SamplesPath("m") + ":1: correct: expected true or false, got \"yes\""), std::string::npos)
+      << r.err;
+  EXPECT_EQ(ReadFile(SamplesPath("m")), damaged);
+}
+
 // The question counts are not part of the run key: asking for more
 // questions continues the job with the new ones only.
 TEST_F(E2eResume, MoreQuestionsContinueTheJob) {

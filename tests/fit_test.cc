@@ -1,7 +1,7 @@
 // The fit part: the ladder of context sizes against the fake llama-server
 // program as a managed engine, and against an in-process fake as an
 // external engine; prompt sizing with the server's tokenizer.
-#include "evals/parts/fit.h"
+#include "evals/parts/fit_ladder.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -378,7 +378,7 @@ TEST(FitInternalTest, OptionsFromTheCard) {
                           "parts": {"fit": {"contexts": [4096, 8192], "fill": 0.9, "max_tokens": 64}}})",
                         "card.json", &card)
                   .ok());
-  FitOptions o = FitOptionsFromCard(card, card.FindPart("fit"));
+  FitOptions o = FitOptionsFromCard(card, &card.FindPart("fit")->settings);
   EXPECT_EQ(o.contexts, (std::vector<int64_t>{4096, 8192}));
   EXPECT_EQ(o.fill, 0.9);
   EXPECT_EQ(o.max_tokens, 64);

@@ -82,10 +82,10 @@ TEST(ContextCheck, LengthsOverTheRequestContextFailOrAreSkipped) {
 TEST(ContextCheck, CountedPromptsPlusTheirBudgetMustFit) {
   std::vector<Item> items(2);
   items[0].id = "a";
-  items[0].fields["prompt_tokens_counted"] = 4000;
+  items[0].counted_prompt_tokens = 4000;
   items[0].prompt.params.max_tokens = 128;
   items[1].id = "b";
-  items[1].fields["prompt_tokens_counted"] = 4100;
+  items[1].counted_prompt_tokens = 4100;
   items[1].prompt.params.max_tokens = 128;
   nlohmann::json skipped = nlohmann::json::array();
   Status st = CheckItemsFit("ruler", 4196, false, &items, &skipped);

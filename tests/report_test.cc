@@ -1,4 +1,5 @@
 #include "evals/publish/report.h"
+#include "evals/publish/html_text.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

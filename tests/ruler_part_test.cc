@@ -8,7 +8,7 @@
 
 #include "evals/run/card.h"
 #include "evals/run/part.h"
-#include "evals/parts/parts.h"
+#include "evals/run/part_registry.h"
 #include "tests/support/counting_tokenizer.h"
 #include "tests/test_paths.h"
 
@@ -38,10 +38,10 @@ Prepared PrepareRuler(const std::string& ruler_json) {
   ThirdsTokenizer tok;
   PartContext ctx;
   ctx.card = &card;
-  ctx.config = card.FindPart("ruler");
+  ctx.settings = &card.FindPart("ruler")->settings;
   ctx.data_dir = testing::DatasetsDir();
   ctx.tokenizer = &tok;
-  out.status = MakeRulerPart()->Prepare(ctx, &out.part);
+  out.status = FindPartDefinition("ruler")->make_part()->Prepare(ctx, &out.part);
   return out;
 }
 

@@ -4,8 +4,8 @@
 // from (seed, record id): the same on every run and machine, whatever the
 // concurrency.
 #include "evals/parts/gpqa_data.h"
-#include "evals/parts/parts.h"
 #include "evals/parts/prepare_steps.h"
+#include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 #include "evals/base/sha256.h"
 #include "scorers/choice_extract.h"
@@ -15,12 +15,11 @@ namespace {
 
 class GpqaPart : public Part {
  public:
-  std::string name() const override { return "gpqa"; }
 
   Status Prepare(const PartContext& ctx, PreparedPart* out) override {
-    const PartConfig& cfg = *ctx.config;
-    prompt_ = cfg.prompt.empty() ? "letter" : cfg.prompt;
-    extract_ = cfg.extract.empty() ? "first-letter" : cfg.extract;
+    const PartSettings& cfg = *ctx.settings;
+    prompt_ = cfg.String("prompt");
+    extract_ = cfg.String("extract");
     std::string zip, sha;
     EVALRUN_RETURN_IF_ERROR(FindDataFile(ctx, "gpqa/dataset.zip", &zip, &sha));
     const std::string password = GpqaZipPassword();
@@ -32,9 +31,9 @@ class GpqaPart : public Part {
       ids.push_back(q.record_id);
       domains.push_back(q.domain);
     }
-    const int64_t seed = cfg.seed.value_or(ctx.card->sampling.seed);
-    const std::vector<size_t> chosen = SelectQuestions(ctx, ids, domains, seed);
-    const int max_tokens = cfg.max_tokens > 0 ? cfg.max_tokens : (prompt_ == "letter" ? 1024 : 4096);
+    const int64_t seed = cfg.Int("seed", ctx.card->sampling.seed);
+    const std::vector<size_t> chosen = SelectQuestions(ctx, ids, domains, seed, cfg.Int("questions", -1));
+    const int max_tokens = static_cast<int>(cfg.Int("max_tokens", prompt_ == "letter" ? 1024 : 4096));
     for (size_t i : chosen) {
       const GpqaQuestion& q = qs[i];
       std::array<int, 4> order = GpqaChoiceOrder(static_cast<uint64_t>(seed), q.record_id);
@@ -46,10 +45,11 @@ class GpqaPart : public Part {
       it.prompt.params.max_tokens = max_tokens;
       it.prompt_sha256 = Sha256Hex(text);
       const std::string gold(1, GpqaCorrectLetter(order));
-      it.fields["subdomain"] = q.subdomain;
-      it.fields["choice_order"] = order;
-      it.fields["gold"] = gold;
-      it.score_data = {{"answer", gold}};
+      it.fields = {{"subdomain", q.subdomain},
+                   {"choice_order", std::vector<int64_t>(order.begin(), order.end())},
+                   {"gold", gold}};
+      it.scorer_index = static_cast<int>(gold_.size());
+      gold_.push_back(gold);
       out->items.push_back(std::move(it));
     }
     out->info["dataset"] = {{"file", "gpqa/dataset.zip"}, {"member", kGpqaDiamondMember},
@@ -60,30 +60,51 @@ class GpqaPart : public Part {
     return Status::Ok();
   }
 
-  void Score(const Item& item, const Completion& a, nlohmann::json* s) const override {
-    const std::string gold = item.score_data.at("answer");
+  Verdict Score(const Item& item, const Completion& a) const override {
     char letter = 0;
     if (!a.unclosed_think)
       letter = extract_ == "simple-evals" ? ExtractSimpleEvalsLetter(a.content) : ExtractFirstLetter(a.content, 4);
     // simple-evals compares the letter as written ("d" is not "D").
-    ScoreChoiceSample(letter, gold, a.finish_reason, s);
+    return ScoreChoice(letter, gold_[item.scorer_index], a.finish_reason);
   }
 
-  nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,
+  nlohmann::json Aggregate(const std::vector<SampleRecord>& records, int failed,
                            const PreparedPart&) const override {
-    nlohmann::json r = AggregateChoice(samples, failed, "category");
+    nlohmann::json r = AggregateChoice(records, failed, "category");
     r["domains"] = r["categories"];
-    r["subdomains"] = AggregateChoice(samples, failed, "subdomain")["categories"];
+    r["subdomains"] = AggregateChoice(records, failed, "subdomain")["categories"];
     return r;
   }
 
  private:
+  std::vector<std::string> gold_;  // the gold letter by Item::scorer_index
   std::string prompt_ = "letter";
   std::string extract_ = "first-letter";
 };
 
-}  // namespace
+PartDefinition GpqaDefinition() {
+  PartDefinition d;
+  d.name = "gpqa";
+  d.display_name = "GPQA";
+  d.run_order = 20;
+  d.verdict = VerdictKind::kChoice;
+  d.keys = {
+      QuestionCountKey("questions", "all 198 of GPQA Diamond by default, stratified by domain"),
+      MaxTokensKey("the answer limit (default 1,024 for `letter`, 4,096 for `simple-evals`)"),
+      CardKey::Enum("prompt", {"letter", "simple-evals"},
+                    "`letter` or `simple-evals` (openai/simple-evals' template with its `Answer: $LETTER` line)")
+          .Default(std::string("letter")),
+      CardKey::Enum("extract", {"first-letter", "simple-evals"}, "`first-letter` or `simple-evals` (its regex, first match)")
+          .Default(std::string("first-letter")),
+      SeedKey("selection seed, and the seed of each question's answer order (default sampling.seed)"),
+  };
+  d.groups = {{"category", {"category"}}, {"subdomain", {"subdomain"}}};
+  d.make_part = [] { return std::make_unique<GpqaPart>(); };
+  return d;
+}
 
-std::unique_ptr<Part> MakeGpqaPart() { return std::make_unique<GpqaPart>(); }
+EVALRUN_REGISTER_PART(GpqaDefinition());
+
+}  // namespace
 
 }  // namespace evalrun

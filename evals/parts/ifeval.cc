@@ -8,8 +8,8 @@
 #include "datasets/manifest.h"
 #include "evals/base/json_fields.h"
 #include "evals/base/jsonl.h"
-#include "evals/parts/parts.h"
 #include "evals/parts/prepare_steps.h"
+#include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 #include "evals/base/sha256.h"
 #include "scorers/ifeval_checkers.h"
@@ -22,10 +22,9 @@ namespace {
 
 class IfevalPart : public Part {
  public:
-  std::string name() const override { return "ifeval"; }
 
   Status Prepare(const PartContext& ctx, PreparedPart* out) override {
-    const PartConfig& cfg = *ctx.config;
+    const PartSettings& cfg = *ctx.settings;
     std::string path, sha;
     EVALRUN_RETURN_IF_ERROR(FindDataFile(ctx, "ifeval/input_data.jsonl", &path, &sha));
     // The sentence splitter and the language detector the checker needs.
@@ -57,9 +56,9 @@ class IfevalPart : public Part {
       ids.push_back(std::to_string(p->key()));
       cats.push_back("all");
     }
-    const int64_t seed = cfg.seed.value_or(ctx.card->sampling.seed);
-    const std::vector<size_t> chosen = SelectQuestions(ctx, ids, cats, seed);
-    const int max_tokens = cfg.max_tokens > 0 ? cfg.max_tokens : 4096;
+    const int64_t seed = cfg.Int("seed", ctx.card->sampling.seed);
+    const std::vector<size_t> chosen = SelectQuestions(ctx, ids, cats, seed, cfg.Int("prompts", -1));
+    const int max_tokens = static_cast<int>(cfg.Int("max_tokens"));
     for (size_t i : chosen) {
       const IfevalPrompt& p = *all[i];
       Item it;
@@ -69,13 +68,13 @@ class IfevalPart : public Part {
       it.prompt.messages.push_back({"user", p.prompt()});
       it.prompt.params.max_tokens = max_tokens;
       it.prompt_sha256 = Sha256Hex(p.prompt());
-      it.fields["prompt"] = p.prompt();
-      it.fields["instruction_id_list"] = p.instruction_ids();
-      it.score_data = static_cast<int>(prompts_.size());
+      it.fields = {{"prompt", p.prompt()}};  // instruction_id_list comes with the verdict
+      it.scorer_index = static_cast<int>(prompts_.size());
       by_prompt_[p.prompt()] = static_cast<int>(out->items.size());
       prompts_.push_back(std::move(all[i]));
       out->items.push_back(std::move(it));
     }
+    input_path_ = ctx.input_override.empty() ? ctx.data_dir + "/ifeval/input_data.jsonl" : path;
     out->info["dataset"] = {{"file", ctx.input_override.empty() ? "ifeval/input_data.jsonl" : path},
                             {"sha256", sha}, {"rows", ids.size()}};
     out->info["langdetect_seed"] = 0;
@@ -85,8 +84,8 @@ class IfevalPart : public Part {
 
   // Recorded answers may carry the dataset key as "id" or, in the official
   // response format, only the prompt text.
-  int FindItem(const nlohmann::json& line, const PreparedPart& prepared,
-               const std::unordered_map<std::string, int>& index_by_id) const override {
+  int FindItem(const nlohmann::json& line, const std::unordered_map<std::string, int>& index_by_id,
+               std::string* why) const override {
     if (line.contains("id") || line.contains("key")) {
       const auto& v = line.contains("id") ? line["id"] : line["key"];
       std::string id = v.is_string() ? v.get<std::string>() : v.dump();
@@ -97,12 +96,19 @@ class IfevalPart : public Part {
       auto f = by_prompt_.find(line["prompt"].get<std::string>());
       if (f != by_prompt_.end()) return f->second;
     }
-    (void)prepared;
+    if (!line.contains("id") && !line.contains("key") && line.contains("prompt")) {
+      // Matched by prompt text (the official IFEval format): a prompt
+      // worded otherwise comes from another revision of the dataset.
+      *why = "no prompt of " + input_path_ + " has this line's prompt text (lines without an id are matched by "
+             "exact prompt text, as the official evaluation_lib does), so the responses were made from another "
+             "revision of the dataset: pass that revision's file with --input FILE (for upstream's GPT-4 responses "
+             "of 2023-11-07: instruction_following_eval/data/input_data_gpt4_20231107_145030.jsonl)";
+    }
     return -1;
   }
 
-  void Score(const Item& item, const Completion& a, nlohmann::json* s) const override {
-    const IfevalPrompt& p = *prompts_[item.score_data.get<int>()];
+  Verdict Score(const Item& item, const Completion& a) const override {
+    const IfevalPrompt& p = *prompts_[item.scorer_index];
     const bool cut = a.finish_reason == "length";
     IfevalVerdict strict, loose;
     if (cut || a.unclosed_think) {
@@ -114,31 +120,29 @@ class IfevalPart : public Part {
       strict = p.EvaluateStrict(res, a.content);
       loose = p.EvaluateLoose(res, a.content);
     }
-    auto to_json = [](const IfevalVerdict& v) {
-      return nlohmann::json{{"follow_all_instructions", v.follow_all},
-                            {"follow_instruction_list", v.follow_list}};
-    };
-    (*s)["strict"] = to_json(strict);
-    (*s)["loose"] = to_json(loose);
-    (*s)["cut_off"] = cut;
-    (*s)["correct"] = strict.follow_all;
+    InstructionVerdict v;
+    v.instruction_ids = p.instruction_ids();
+    v.strict = {strict.follow_all, strict.follow_list};
+    v.loose = InstructionLevel{loose.follow_all, loose.follow_list};
+    v.cut_off = cut;
+    return v;
   }
 
-  nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,
+  nlohmann::json Aggregate(const std::vector<SampleRecord>& records, int failed,
                            const PreparedPart&) const override {
     IfevalAccuracy strict, loose;
     int cut = 0;
-    auto verdict = [](const nlohmann::json& v) {
+    auto verdict = [](const InstructionLevel& l) {
       IfevalVerdict r;
-      r.follow_all = v.value("follow_all_instructions", false);
-      for (const auto& b : v["follow_instruction_list"]) r.follow_list.push_back(b.get<bool>());
+      r.follow_all = l.all;
+      r.follow_list = l.per_instruction;
       return r;
     };
-    for (const auto& s : samples) {
-      std::vector<std::string> ids = s["instruction_id_list"];
-      strict.Add(ids, verdict(s["strict"]));
-      loose.Add(ids, verdict(s["loose"]));
-      cut += s.value("cut_off", false);
+    for (const auto& s : records) {
+      const InstructionVerdict& v = std::get<InstructionVerdict>(s.verdict);
+      strict.Add(v.instruction_ids, verdict(v.strict));
+      loose.Add(v.instruction_ids, verdict(v.loose ? *v.loose : v.strict));
+      cut += v.cut_off;
     }
     nlohmann::json r;
     r["prompt_strict"] = Round(strict.PromptLevel(), 6);
@@ -147,7 +151,7 @@ class IfevalPart : public Part {
     r["inst_loose"] = Round(loose.InstructionLevel(), 6);
     // The headline score of the table: prompt-level strict accuracy.
     r["score"] = r["prompt_strict"];
-    r["stderr"] = Round(BinomialStderr(strict.PromptLevel(), static_cast<int>(samples.size())), 6);
+    r["stderr"] = Round(BinomialStderr(strict.PromptLevel(), static_cast<int>(records.size())), 6);
     nlohmann::json per = nlohmann::json::object();
     for (const auto& [id, c] : strict.by_instruction) {
       const auto& l = loose.by_instruction.at(id);
@@ -156,11 +160,11 @@ class IfevalPart : public Part {
                  {"loose", Round(l.total ? static_cast<double>(l.followed) / l.total : 0.0, 6)}};
     }
     r["instructions"] = per;
-    r["n"] = samples.size();
+    r["n"] = records.size();
     r["instructions_n"] = strict.instruction_total;
     r["cut_off"] = cut;
     r["failed"] = failed;
-    AddSpeeds(samples, &r);
+    AddSpeeds(records, &r);
     return r;
   }
 
@@ -169,10 +173,26 @@ class IfevalPart : public Part {
   std::unique_ptr<LangDetector> lang_;
   std::vector<std::unique_ptr<const IfevalPrompt>> prompts_;
   std::unordered_map<std::string, int> by_prompt_;
+  std::string input_path_;  // the dataset file, for messages
 };
 
-}  // namespace
+PartDefinition IfevalDefinition() {
+  PartDefinition d;
+  d.name = "ifeval";
+  d.display_name = "IFEval";
+  d.run_order = 30;
+  d.verdict = VerdictKind::kInstruction;
+  d.keys = {
+      QuestionCountKey("prompts", "all 541 by default: a seeded subset"),
+      MaxTokensKey("the answer limit; a cut-off answer fails all its instructions").Default(int64_t{4096}),
+      SeedKey("selection seed (default sampling.seed)"),
+  };
+  d.make_part = [] { return std::make_unique<IfevalPart>(); };
+  return d;
+}
 
-std::unique_ptr<Part> MakeIfevalPart() { return std::make_unique<IfevalPart>(); }
+EVALRUN_REGISTER_PART(IfevalDefinition());
+
+}  // namespace
 
 }  // namespace evalrun

@@ -6,8 +6,8 @@
 #include "datasets/manifest.h"
 #include "evals/base/json_fields.h"
 #include "evals/base/jsonl.h"
-#include "evals/parts/parts.h"
 #include "evals/parts/prepare_steps.h"
+#include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 #include "evals/base/sha256.h"
 #include "scorers/choice_extract.h"
@@ -85,13 +85,12 @@ std::string LetterPrompt(const Row& r) {
 
 class MmluProPart : public Part {
  public:
-  std::string name() const override { return "mmlupro"; }
 
   Status Prepare(const PartContext& ctx, PreparedPart* out) override {
-    const PartConfig& cfg = *ctx.config;
-    prompt_ = cfg.prompt.empty() ? "letter" : cfg.prompt;
-    extract_ = cfg.extract.empty() ? "first-letter" : cfg.extract;
-    const std::string split = cfg.split.empty() ? "test" : cfg.split;
+    const PartSettings& cfg = *ctx.settings;
+    prompt_ = cfg.String("prompt");
+    extract_ = cfg.String("extract");
+    const std::string split = cfg.String("split");
     std::string path, sha;
     EVALRUN_RETURN_IF_ERROR(FindDataFile(ctx, "mmlu-pro/" + split + ".jsonl", &path, &sha));
     std::vector<Row> rows;
@@ -112,10 +111,10 @@ class MmluProPart : public Part {
       ids.push_back(std::to_string(r.id));
       cats.push_back(r.category);
     }
-    const int64_t seed = cfg.seed.value_or(ctx.card->sampling.seed);
-    const std::vector<size_t> chosen = SelectQuestions(ctx, ids, cats, seed);
+    const int64_t seed = cfg.Int("seed", ctx.card->sampling.seed);
+    const std::vector<size_t> chosen = SelectQuestions(ctx, ids, cats, seed, cfg.Int("questions", -1));
 
-    const int max_tokens = cfg.max_tokens > 0 ? cfg.max_tokens : (prompt_ == "letter" ? 1024 : 4000);
+    const int max_tokens = static_cast<int>(cfg.Int("max_tokens", prompt_ == "letter" ? 1024 : 4000));
     for (size_t i : chosen) {
       const Row& r = rows[i];
       Item it;
@@ -134,41 +133,71 @@ class MmluProPart : public Part {
       it.prompt.messages.push_back({"user", text});
       it.prompt.params.max_tokens = max_tokens;
       it.prompt_sha256 = Sha256Hex(text);
-      it.fields["gold"] = r.answer;
-      it.fields["num_options"] = static_cast<int>(r.options.size());
-      it.score_data = {{"answer", r.answer}, {"num_options", static_cast<int>(r.options.size())}};
+      it.fields = {{"gold", r.answer}, {"num_options", static_cast<int64_t>(r.options.size())}};
+      it.scorer_index = static_cast<int>(gold_.size());
+      gold_.push_back({r.answer, static_cast<int>(r.options.size())});
       out->items.push_back(std::move(it));
     }
     out->info["dataset"] = {{"file", "mmlu-pro/" + split + ".jsonl"}, {"sha256", sha}, {"rows", rows.size()}};
     out->info["prompt"] = prompt_;
     out->info["extract"] = extract_;
-    out->info["questions_requested"] = cfg.questions;
+    out->info["questions_requested"] = cfg.Int("questions", -1);
     RecordSelection(seed, max_tokens, out);
     return Status::Ok();
   }
 
-  void Score(const Item& item, const Completion& a, nlohmann::json* s) const override {
-    const std::string gold = item.score_data.at("answer");
-    const int n = item.score_data.at("num_options");
+  Verdict Score(const Item& item, const Completion& a) const override {
+    const Gold& g = gold_[item.scorer_index];
     char letter = 0;
     if (!a.unclosed_think) {
-      letter = extract_ == "official" ? ExtractOfficialMmluPro(a.content) : ExtractFirstLetter(a.content, n);
+      letter = extract_ == "official" ? ExtractOfficialMmluPro(a.content) : ExtractFirstLetter(a.content, g.options);
     }
-    ScoreChoiceSample(letter, gold, a.finish_reason, s);
+    return ScoreChoice(letter, g.letter, a.finish_reason);
   }
 
-  nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,
+  nlohmann::json Aggregate(const std::vector<SampleRecord>& records, int failed,
                            const PreparedPart&) const override {
-    return AggregateChoice(samples, failed);
+    return AggregateChoice(records, failed);
   }
 
  private:
+  struct Gold {
+    std::string letter;
+    int options = 0;
+  };
+  std::vector<Gold> gold_;  // by Item::scorer_index
   std::string prompt_ = "letter";
   std::string extract_ = "first-letter";
 };
 
-}  // namespace
+PartDefinition MmluProDefinition() {
+  PartDefinition d;
+  d.name = "mmlupro";
+  d.display_name = "MMLU-Pro";
+  d.run_order = 10;
+  d.verdict = VerdictKind::kChoice;
+  d.keys = {
+      QuestionCountKey("questions", "all 12,032 by default: a seeded sample stratified by category (the same ids "
+                                    "on every machine)"),
+      MaxTokensKey("the answer limit (default 1,024 for `letter`, 4,000 for `cot-5shot`); finish_reason `length` "
+                   "= cut off = wrong"),
+      CardKey::Enum("prompt", {"letter", "cot-5shot"},
+                    "`letter`: zero-shot, lettered options, the letter only (the published method); `cot-5shot`: "
+                    "TIGER-Lab's API prompt with the 5 validation exemplars of the category")
+          .Default(std::string("letter")),
+      CardKey::Enum("extract", {"first-letter", "official"},
+                    "`first-letter`: the first standalone option letter after reasoning and markdown emphasis are "
+                    "removed; `official`: TIGER-Lab evaluate_from_api.py's regex chain")
+          .Default(std::string("first-letter")),
+      SeedKey("selection seed (default sampling.seed)"),
+      CardKey::Enum("split", {"test", "validation"}, "the dataset split").Default(std::string("test")),
+  };
+  d.make_part = [] { return std::make_unique<MmluProPart>(); };
+  return d;
+}
 
-std::unique_ptr<Part> MakeMmluProPart() { return std::make_unique<MmluProPart>(); }
+EVALRUN_REGISTER_PART(MmluProDefinition());
+
+}  // namespace
 
 }  // namespace evalrun

@@ -18,8 +18,8 @@ Status FindDataFile(const PartContext& ctx, const std::string& rel_path, std::st
 }
 
 std::vector<size_t> SelectQuestions(const PartContext& ctx, const std::vector<std::string>& ids,
-                                    const std::vector<std::string>& categories, int64_t seed) {
-  std::vector<size_t> chosen = StratifiedSample(ids, categories, ctx.all_items ? -1 : ctx.config->questions, seed);
+                                    const std::vector<std::string>& categories, int64_t seed, int64_t count) {
+  std::vector<size_t> chosen = StratifiedSample(ids, categories, ctx.all_items ? -1 : static_cast<int>(count), seed);
   if (ctx.limit >= 0 && chosen.size() > static_cast<size_t>(ctx.limit)) chosen.resize(ctx.limit);
   return chosen;
 }
@@ -31,5 +31,14 @@ void RecordSelection(int64_t seed, int max_tokens, PreparedPart* out) {
   for (const Item& it : out->items) chosen_ids.push_back(it.id);
   out->info["ids"] = chosen_ids;
 }
+
+CardKey QuestionCountKey(const std::string& name, const std::string& doc) {
+  return CardKey::Int(name, 1, CardKey::kNoMax, doc).OutOfRunKey();
+}
+
+CardKey MaxTokensKey(const std::string& doc) { return CardKey::Int("max_tokens", 1, CardKey::kNoMax, doc); }
+
+// RULER seeds numpy with it: 32 bits.
+CardKey SeedKey(const std::string& doc) { return CardKey::Int("seed", 0, 4294967295LL, doc); }
 
 }  // namespace evalrun

@@ -22,12 +22,18 @@ namespace evalrun {
 Status FindDataFile(const PartContext& ctx, const std::string& rel_path, std::string* path,
                     std::string* sha256);
 
-// The questions to ask, as indices into `ids` in dataset order: the part's
-// `questions` picked by StratifiedSample (evals/base/selection.h) over
+// The questions to ask, as indices into `ids` in dataset order: `count`
+// (-1: all) picked by StratifiedSample (evals/base/selection.h) over
 // `categories` with `seed` (every question under `score`), then the first
 // --limit of them.
 std::vector<size_t> SelectQuestions(const PartContext& ctx, const std::vector<std::string>& ids,
-                                    const std::vector<std::string>& categories, int64_t seed);
+                                    const std::vector<std::string>& categories, int64_t seed, int64_t count);
+
+// The card keys the question sets share: how many to ask (not in the run
+// key: a resumed job may ask more), the answer limit, the selection seed.
+CardKey QuestionCountKey(const std::string& name, const std::string& doc);
+CardKey MaxTokensKey(const std::string& doc);
+CardKey SeedKey(const std::string& doc);
 
 // Sets info.seed, info.max_tokens and info.ids (the ids of out->items, in
 // order): what a resumed run checks and a reader needs to ask the same

@@ -14,9 +14,12 @@
 #include <map>
 
 #include "datasets/manifest.h"
-#include "evals/parts/parts.h"
+#include "evals/base/near_miss.h"
+#include "evals/parts/prepare_steps.h"
 #include "evals/parts/ruler_inputs.h"
 #include "evals/parts/ruler_tasks.h"
+#include "evals/run/context_check.h"
+#include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 #include "scorers/ruler_metrics.h"
 
@@ -32,44 +35,67 @@ const std::vector<std::string>& DefaultTasks() {
   return kTasks;
 }
 
+// A task name of the card: "" when known, else the message (card_keys.h NameCheck).
+std::string CheckTaskName(const std::string& task) {
+  const std::vector<std::string> known = RulerTaskNames();
+  if (std::find(known.begin(), known.end(), task) != known.end()) return "";
+  std::string list;
+  for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+  return "unknown RULER task \"" + task + "\"" + DidYouMean(task, known) + "; known tasks: " + list;
+}
+
 class RulerPart : public Part {
  public:
-  std::string name() const override { return "ruler"; }
-  bool NeedsTokenizer() const override { return true; }
+  // The card's lengths a request cannot hold are refused, or left out with
+  // over_context "skip" (then items over are left out too).
+  Status FitToContext(int64_t request_ctx, PartSettings* settings, ContextFit* fit) const override {
+    const bool skip = settings->String("over_context") == "skip";
+    fit->skip_items = skip;
+    if (!settings->Has("lengths")) return Status::Ok();  // the default's items are checked one by one
+    std::vector<int64_t> kept;
+    EVALRUN_RETURN_IF_ERROR(
+        CheckLengths("ruler", settings->IntList("lengths"), request_ctx, skip, &kept, &fit->skipped));
+    if (kept.empty())
+      return Status::InvalidInput("parts.ruler: no length fits the server's context (" + std::to_string(request_ctx) +
+                                  " tokens a request)");
+    settings->Set("lengths", kept);
+    return Status::Ok();
+  }
 
   Status Prepare(const PartContext& ctx, PreparedPart* out) override {
-    const PartConfig& cfg = *ctx.config;
+    const PartSettings& cfg = *ctx.settings;
     if (!ctx.tokenizer) return Status::Internal("ruler: no tokenizer");
-    std::vector<std::string> tasks = cfg.tasks.empty() ? DefaultTasks() : cfg.tasks;
-    if (!cfg.task_samples.empty() && cfg.tasks.empty()) {
+    const std::vector<std::string> card_tasks = cfg.NameList("tasks");
+    const std::map<std::string, int64_t> task_samples = cfg.Counts("samples_per_task");
+    const std::map<std::string, int64_t> task_max_tokens = cfg.Counts("task_max_tokens");
+    std::vector<std::string> tasks = card_tasks.empty() ? DefaultTasks() : card_tasks;
+    if (!task_samples.empty() && card_tasks.empty()) {
       tasks.clear();
       for (const auto& t : DefaultTasks())
-        if (cfg.task_samples.count(t)) tasks.push_back(t);
-      for (const auto& [t, n] : cfg.task_samples)
+        if (task_samples.count(t)) tasks.push_back(t);
+      for (const auto& [t, n] : task_samples)
         if (std::find(tasks.begin(), tasks.end(), t) == tasks.end()) tasks.push_back(t);
     }
-    for (const auto& [t, n] : cfg.task_samples)
+    for (const auto& [t, n] : task_samples)
       if (std::find(tasks.begin(), tasks.end(), t) == tasks.end())
         return Status::InvalidInput("parts.ruler.samples_per_task." + t + ": not one of parts.ruler.tasks");
     RulerProfile profile = RulerProfile::kNvidia;
-    if (!cfg.profile.empty()) {
-      Status st = RulerProfileByName(cfg.profile, &profile);
-      if (!st.ok()) return Status::InvalidInput("parts.ruler.profile: " + st.message());
-    }
+    Status pst = RulerProfileByName(cfg.String("profile"), &profile);
+    if (!pst.ok()) return Status::InvalidInput("parts.ruler.profile: " + pst.message());
     std::vector<RulerTaskConfig> configs;
     for (const auto& t : tasks) {
       RulerTaskConfig c;
       Status st = RulerTaskByName(t, &c);
       if (!st.ok()) return Status::InvalidInput("parts.ruler.tasks: " + st.message());
       c.profile = profile;
-      auto o = cfg.task_max_tokens.find(t);
-      if (o != cfg.task_max_tokens.end()) c.max_tokens = o->second;
+      auto o = task_max_tokens.find(t);
+      if (o != task_max_tokens.end()) c.max_tokens = static_cast<int>(o->second);
       configs.push_back(c);
     }
-    for (const auto& [t, n] : cfg.task_max_tokens)
+    for (const auto& [t, n] : task_max_tokens)
       if (std::find(tasks.begin(), tasks.end(), t) == tasks.end())
         return Status::InvalidInput("parts.ruler.task_max_tokens." + t + ": not one of parts.ruler.tasks");
-    std::vector<int64_t> lengths = cfg.lengths.empty() ? std::vector<int64_t>{4096} : cfg.lengths;
+    const std::vector<int64_t> lengths = cfg.IntList("lengths");
 
     // The required inputs, checked against the manifest.
     std::map<std::string, std::string> shas;
@@ -87,8 +113,8 @@ class RulerPart : public Part {
     RulerInputs inputs;
     EVALRUN_RETURN_IF_ERROR(LoadRulerInputs(ctx.data_dir + "/ruler", lo, &inputs));
 
-    const int64_t seed = cfg.seed.value_or(ctx.card->sampling.seed);
-    const int default_n = cfg.samples_per_task > 0 ? cfg.samples_per_task : 10;
+    const int64_t seed = cfg.Int("seed", ctx.card->sampling.seed);
+    const int default_n = static_cast<int>(cfg.Int("samples_per_task", 10));
     int tokenizer_calls = 0;
     out->spool = std::make_shared<PromptSpool>();
     EVALRUN_RETURN_IF_ERROR(out->spool->Open());
@@ -100,8 +126,8 @@ class RulerPart : public Part {
         skipped.push_back({{"task", task.name}, {"reason", avail.message()}});
         continue;
       }
-      auto tn = cfg.task_samples.find(task.name);
-      const int n = tn != cfg.task_samples.end() ? tn->second : default_n;
+      auto tn = task_samples.find(task.name);
+      const int n = tn != task_samples.end() ? static_cast<int>(tn->second) : default_n;
       for (int64_t length : lengths) {
         const size_t first_item = out->items.size();
         const RulerSampleSink sink = [&](RulerSample s) -> Status {
@@ -118,11 +144,13 @@ class RulerPart : public Part {
           if (!s.assistant_prefix.empty()) it.prompt.messages.push_back({"assistant", s.assistant_prefix});
           it.prompt.params.max_tokens = s.max_tokens;
           it.prompt_sha256 = s.prompt_sha256;
-          it.fields["task"] = s.task;
-          it.fields["length"] = s.length;
-          it.fields["gold"] = s.gold;
-          it.fields["prompt_tokens_counted"] = s.exact_prompt_tokens;
-          it.score_data = {{"metric", static_cast<int>(task.metric)}, {"gold", s.gold}};
+          it.fields = {{"task", s.task},
+                       {"length", static_cast<int64_t>(s.length)},
+                       {"gold", s.gold},
+                       {"prompt_tokens_counted", static_cast<int64_t>(s.exact_prompt_tokens)}};
+          it.counted_prompt_tokens = s.exact_prompt_tokens;
+          it.scorer_index = static_cast<int>(gold_.size());
+          gold_.push_back({task.metric, s.gold});
           out->items.push_back(std::move(it));
           return Status::Ok();
         };
@@ -155,26 +183,28 @@ class RulerPart : public Part {
     return Status::Ok();
   }
 
-  void Score(const Item& item, const Completion& a, nlohmann::json* s) const override {
-    auto metric = static_cast<RulerMetric>(item.score_data.at("metric").get<int>());
-    std::vector<std::string> gold = item.score_data.at("gold");
-    (*s)["score"] = a.unclosed_think ? 0.0 : RulerSampleScore(metric, a.content, gold);
-    (*s)["cut_off"] = a.finish_reason == "length";
-    (*s)["null"] = RulerPostprocess(a.unclosed_think ? "" : a.content).empty();
+  Verdict Score(const Item& item, const Completion& a) const override {
+    const Gold& g = gold_[item.scorer_index];
+    FractionVerdict v;
+    v.score = a.unclosed_think ? 0.0 : RulerSampleScore(g.metric, a.content, g.gold);
+    v.cut_off = a.finish_reason == "length";
+    v.null = RulerPostprocess(a.unclosed_think ? "" : a.content).empty();
+    return v;
   }
 
-  nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,
+  nlohmann::json Aggregate(const std::vector<SampleRecord>& records, int failed,
                            const PreparedPart& prepared) const override {
     // length -> task -> per-sample scores (in sample order), nulls, cut-offs.
     struct Acc { std::vector<double> scores; int nulls = 0, cut = 0; };
-    std::map<int, std::map<std::string, Acc>> acc;
+    std::map<int64_t, std::map<std::string, Acc>> acc;
     int cut = 0;
-    for (const auto& s : samples) {
-      Acc& a = acc[s.value("length", 0)][s.value("task", std::string())];
-      a.scores.push_back(s.value("score", 0.0));
-      a.nulls += s.value("null", false);
-      a.cut += s.value("cut_off", false);
-      cut += s.value("cut_off", false);
+    for (const auto& s : records) {
+      const FractionVerdict& v = std::get<FractionVerdict>(s.verdict);
+      Acc& a = acc[s.Int("length")][s.Text("task")];
+      a.scores.push_back(v.score);
+      a.nulls += v.null;
+      a.cut += v.cut_off;
+      cut += v.cut_off;
     }
     nlohmann::json r;
     nlohmann::json per_len = nlohmann::json::object();
@@ -196,17 +226,64 @@ class RulerPart : public Part {
     r["score"] = lens ? Round(total / lens, 2) : 0.0;
     r["score_scale"] = "0-100 (RULER: per-task string_match_all / string_match_part, mean over tasks per length)";
     r["lengths"] = per_len;
-    r["n"] = samples.size();
+    r["n"] = records.size();
     r["cut_off"] = cut;
     r["failed"] = failed;
-    AddSpeeds(samples, &r);
+    AddSpeeds(records, &r);
     (void)prepared;
     return r;
   }
+
+ private:
+  struct Gold {
+    RulerMetric metric;
+    std::vector<std::string> gold;
+  };
+  std::vector<Gold> gold_;  // by Item::scorer_index
 };
 
-}  // namespace
+PartDefinition RulerDefinition() {
+  PartDefinition d;
+  d.name = "ruler";
+  d.display_name = "RULER";
+  d.run_order = 40;
+  d.verdict = VerdictKind::kFraction;
+  d.needs_tokenizer = true;
+  d.keys = {
+      CardKey::IntList("lengths", 256, 1 << 24, "length", " tokens",
+                       "the sequence lengths, each once: prompt tokens after the chat template + answer budget <= "
+                       "length, counted by the server's own tokenizer")
+          .Default(std::vector<int64_t>{4096}),
+      CardKey::NameList("tasks", "task", CheckTaskName,
+                        "the tasks, each once (default: the 11 synthetic ones; qa_1 and qa_2 need the user's "
+                        "SQuAD / HotpotQA files)"),
+      CardKey::Count("samples_per_task", "task", CheckTaskName,
+                     "samples of every task (default 10), or {task: count}")
+          .OutOfRunKey(),
+      SeedKey("same seed, byte-identical prompts on every machine and engine (default sampling.seed)"),
+      CardKey::NameCounts("task_max_tokens", "task", CheckTaskName,
+                          "{task: budget} overrides of RULER's answer budgets (niah 128, vt 30, cwe 120, fwe 50, qa 32)"),
+      CardKey::Bool("allow_estimated_tokens",
+                    "when the server cannot count tokens, use a byte-based estimate with a safety margin instead of "
+                    "failing")
+          .Default(false),
+      CardKey::Enum("over_context", {"fail", "skip"},
+                    "a length (or sample) over the server's context of one request: refused before any request, "
+                    "or left out")
+          .Default(std::string("fail")),
+      CardKey::Enum("profile", {"nvidia", "fit"},
+                    "how prompts are sized: `nvidia` (NVIDIA's prepare.py, byte for byte) or `fit` (each sample "
+                    "fitted on its own)")
+          .Default(std::string("nvidia")),
+  };
+  d.groups = {{"length", {"length"}}, {"task @ length", {"task", "length"}}};
+  d.label = {"task", "length"};
+  d.make_part = [] { return std::make_unique<RulerPart>(); };
+  return d;
+}
 
-std::unique_ptr<Part> MakeRulerPart() { return std::make_unique<RulerPart>(); }
+EVALRUN_REGISTER_PART(RulerDefinition());
+
+}  // namespace
 
 }  // namespace evalrun

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "evals/publish/compare_markdown.h"
 #include "evals/publish/compare_setup.h"
 #include "evals/publish/compare_stats.h"
 #include "evals/publish/compare_units.h"
@@ -16,12 +17,17 @@ namespace {
 
 using compare_internal::CompareMetric;
 using compare_internal::ExtractUnits;
-using compare_internal::GuessKind;
 using compare_internal::PartUnits;
 using compare_internal::RunHeader;
 using compare_internal::SetupRows;
 
 constexpr const char* kCompareSchema = "evalrun.compare/1";
+
+// The `kind` of a part in evalrun.compare/1: the verdict kind's name, but
+// for instruction verdicts the name the schema has had from the start.
+const char* CompareKindName(VerdictKind kind) {
+  return kind == VerdictKind::kInstruction ? kCompareInstructionKind : VerdictKindName(kind);
+}
 
 Status CheckOptions(const CompareOptions& o) {
   if (!(o.alpha > 0 && o.alpha < 1))
@@ -90,28 +96,32 @@ Status BuildComparisonOrThrow(const CompareOptions& opts, nlohmann::json* out) {
   nlohmann::json part_docs = nlohmann::json::array();
   nlohmann::json regressions = nlohmann::json::array(), improvements = nlohmann::json::array();
   for (const auto& part : parts) {
-    std::vector<nlohmann::json> sa, sb;
+    FolderPart fa, fb;
+    EVALRUN_RETURN_IF_ERROR(DescribeFolderPart(a, part, &fa));
+    EVALRUN_RETURN_IF_ERROR(DescribeFolderPart(b, part, &fb));
+    if (fa.kind && fb.kind && *fa.kind != *fb.kind)
+      return Status::InvalidInput("part " + part + ": " + a.dir + " records " + VerdictKindName(*fa.kind) +
+                                  " verdicts, " + b.dir + " " + VerdictKindName(*fb.kind) + " verdicts");
+    if (!fa.kind) fa.kind = fb.kind;
+    if (!fa.kind) {
+      notes.push_back("part " + part + ": no verdicts (not a question set, or not known to this evalrun); not compared");
+      continue;
+    }
+    std::vector<SampleRecord> sa, sb;
     bool torn_a = false, torn_b = false;
     const std::string pa = SamplesPath(a, part), pb = SamplesPath(b, part);
-    Status st = ReadSamplesReadOnly(pa, &sa, &torn_a);
+    Status st = ReadRecordsReadOnly(pa, *fa.kind, &sa, &torn_a);
     if (!st.ok()) return Status::InvalidInput(st.message() + " (part " + part + " is in " + a.dir + "/results.json)");
-    st = ReadSamplesReadOnly(pb, &sb, &torn_b);
+    st = ReadRecordsReadOnly(pb, *fa.kind, &sb, &torn_b);
     if (!st.ok()) return Status::InvalidInput(st.message() + " (part " + part + " is in " + b.dir + "/results.json)");
     if (torn_a) notes.push_back(TornTailNote(pa));
     if (torn_b) notes.push_back(TornTailNote(pb));
-    std::string kind = GuessKind(part, sa);
-    if (kind.empty()) kind = GuessKind(part, sb);
-    if (kind.empty()) {
-      notes.push_back("part " + part + ": its samples carry no verdict (correct / score / strict); not compared");
-      continue;
-    }
-    PartUnits ua, ub;
-    EVALRUN_RETURN_IF_ERROR(ExtractUnits(kind, pa, sa, &ua));
-    EVALRUN_RETURN_IF_ERROR(ExtractUnits(kind, pb, sb, &ub));
+    const PartUnits ua = ExtractUnits(fa, sa), ub = ExtractUnits(fa, sb);
 
     nlohmann::json pd;
     pd["part"] = part;
-    pd["kind"] = kind;
+    pd["kind"] = CompareKindName(*fa.kind);
+    pd["label_title"] = ua.label_title;
     pd["samples_a"] = sa.size();
     pd["samples_b"] = sb.size();
     nlohmann::json metrics = nlohmann::json::array();

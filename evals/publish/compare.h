@@ -35,16 +35,15 @@
 // folder is modified (a torn last sample line is skipped, not cut off: the
 // folders are read by evals/publish/run_folder.h).
 //
-// The work is split by job: compare_units.h (samples -> units),
-// compare_stats.h (pairing, statistics), compare_setup.h (what differs
-// between the runs), compare_markdown.cc (the Markdown), this file's .cc
-// (the document and the exit code).
+// The work is split by job: compare_options.h (the options), compare_units.h
+// (records -> units), compare_stats.h (pairing, statistics), compare_setup.h
+// (what differs between the runs), compare_markdown.h (the Markdown), this
+// file's .cc (the document and the exit code).
 //
 // Thread-safety: the functions share no state.
 #ifndef EVALRUN_EVALS_PUBLISH_COMPARE_H_
 #define EVALRUN_EVALS_PUBLISH_COMPARE_H_
 
-#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -52,21 +51,9 @@
 #include <nlohmann/json.hpp>
 
 #include "evals/base/status.h"
-#include "scorers/statistics.h"
+#include "evals/publish/compare_options.h"
 
 namespace evalrun {
-
-struct CompareOptions {
-  std::string run_a;                // run folders (runs/<job>)
-  std::string run_b;
-  std::vector<std::string> parts;   // empty: every part both runs have
-  double alpha = 0.05;              // significance level, (0, 1)
-  double min_delta = 0.0;           // percentage points, >= 0
-  bool json = false;                // JSON instead of Markdown on `out`
-  int resamples = kBootstrapResamples;
-  uint64_t seed = kBootstrapSeed;
-  int max_flips_shown = 50;         // per part in Markdown (JSON lists all)
-};
 
 // Compares the two runs and prints Markdown (or JSON) on `out`; messages go
 // to `err`. Returns kExitOk, kExitRegression (a significant regression, see
@@ -79,14 +66,6 @@ int CompareRuns(const CompareOptions& opts, FILE* out, FILE* err);
 // Markdown is rendered from it). `exit_code` in it is what CompareRuns
 // returns. Fails with InvalidInput / NotFound as above.
 Status BuildComparison(const CompareOptions& opts, nlohmann::json* out);
-
-// The Markdown that CompareRuns prints for a BuildComparison document.
-std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown);
-
-// The differences between two JSON documents, by path ("sampling.top_k",
-// "server.command[2]"): [{"path", "a", "b"}], a side absent where the path
-// is missing there. Arrays compare element by element.
-nlohmann::json JsonDiff(const nlohmann::json& a, const nlohmann::json& b);
 
 }  // namespace evalrun
 

@@ -1,11 +1,11 @@
-// The Markdown of `evalrun compare` (ComparisonMarkdown, evals/publish/compare.h),
-// rendered from the comparison document alone.
+#include "evals/publish/compare_markdown.h"
+
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "evals/publish/compare.h"
 #include "evals/base/json_fields.h"
+#include "evals/publish/compare_options.h"
 #include "evals/publish/table_text.h"
 #include "scorers/statistics.h"
 
@@ -35,13 +35,9 @@ struct Headers {
 
 Headers HeadersFor(const nlohmann::json& part) {
   const std::string kind = part["kind"];
-  if (kind == "fraction") {
-    bool task_length = false;
-    for (const auto& m : part["metrics"])
-      for (const auto& g : m["groups"]) task_length = task_length || g["dimension"] == "task @ length";
-    return {"A > B", "A < B", task_length ? "task @ length" : "category"};
-  }
-  return {"A✓ B✗", "A✗ B✓", kind == "ifeval" ? "instructions" : "category"};
+  const std::string label = JsonText(part.value("label_title", nlohmann::json("category")));
+  if (kind == "fraction") return {"A > B", "A < B", label};
+  return {"A✓ B✗", "A✗ B✓", label};
 }
 
 std::string StatsCells(const nlohmann::json& st) {

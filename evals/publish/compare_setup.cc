@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "evals/publish/compare.h"
 #include "evals/base/json_fields.h"
 #include "evals/publish/run_folder.h"
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evals/publish/compare.h"
+#include "evals/publish/compare_options.h"
 #include "evals/publish/compare_units.h"
 
 namespace evalrun::compare_internal {

@@ -1,6 +1,6 @@
-// `evalrun compare`, step one: a part's sample lines as the units that get
-// paired between two runs, one list per metric (see evals/publish/compare.h for
-// what each kind of part measures).
+// `evalrun compare`, step one: a part's records as the units that get
+// paired between two runs, one list per metric (see evals/publish/compare.h
+// for what each kind of part measures).
 //
 // Thread-safety: pure functions.
 #ifndef EVALRUN_EVALS_PUBLISH_COMPARE_UNITS_H_
@@ -9,9 +9,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "evals/base/status.h"
+#include "evals/publish/run_folder.h"
+#include "evals/run/sample_record.h"
 
 namespace evalrun::compare_internal {
 
@@ -33,21 +32,16 @@ struct Metric {
 };
 
 struct PartUnits {
-  std::string kind;                 // "choice", "ifeval", "fraction"
   std::vector<Metric> metrics;      // metrics[0] is the headline
+  std::string label_title;          // what Unit::label is: "category", "task @ length", "instructions"
 };
 
-// The kind of a part: by name for the built-in parts, else from the first
-// sample that carries a verdict (`strict` object: "ifeval", boolean
-// `correct`: "choice", numeric `score`: "fraction"); "" when none does.
-std::string GuessKind(const std::string& part, const std::vector<nlohmann::json>& samples);
-
-// The units of `samples` (read from `path`) for `kind` (one GuessKind
-// returned, not ""). InvalidInput names the path, the sample's number (1
-// for the first) and id, and the field: "runs/a/mmlupro/samples.jsonl: sample 12 (id \"q7\"):
-// correct: expected true or false".
-Status ExtractUnits(const std::string& kind, const std::string& path,
-                    const std::vector<nlohmann::json>& samples, PartUnits* out);
+// The units of `records` (all of `part`'s kind, *part.kind). Multiple
+// choice and fractions: one metric, grouped by the definition's dimensions
+// (those every record has the fields of; {category} without a definition);
+// instruction following: prompt- and instruction-level strict, and loose
+// when every record has it.
+PartUnits ExtractUnits(const FolderPart& part, const std::vector<SampleRecord>& records);
 
 }  // namespace evalrun::compare_internal
 

@@ -22,15 +22,14 @@
 // to `max_text_chars` in the page (the full text stays in samples.jsonl).
 //
 // Nothing but report.md and report.html is written; samples.jsonl is read
-// without being changed. Thread-safety: no shared state.
+// without being changed. The work is split by job: report_model.h (the run
+// folder as the report's model), report_markdown.h and report_html.h (the
+// two renderings), html_text.h (escaping). Thread-safety: no shared state.
 #ifndef EVALRUN_EVALS_PUBLISH_REPORT_H_
 #define EVALRUN_EVALS_PUBLISH_REPORT_H_
 
 #include <cstdio>
 #include <string>
-#include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "evals/base/status.h"
 
@@ -49,30 +48,6 @@ int ReportRun(const ReportOptions& opts, FILE* out, FILE* err);
 
 // The two documents, without writing them.
 Status BuildReport(const ReportOptions& opts, std::string* markdown, std::string* html);
-
-// & < > " ' as entities.
-std::string HtmlEscape(std::string_view s);
-
-// `j` as JSON that is safe inside <script type="application/json">...</script>
-// (see above). JSON.parse of the block's text gives `j` back.
-std::string JsonForScriptBlock(const nlohmann::json& j);
-
-// The first at most `max_bytes` bytes of `s`, never splitting a UTF-8
-// sequence; *cut tells whether anything was left out.
-std::string Utf8Prefix(std::string_view s, size_t max_bytes, bool* cut);
-
-namespace report_internal {
-
-// The page from the report model that report.cc builds (evals/publish/report_html.cc).
-// `model` holds: title, subtitle, summary_rows, ifeval, ruler, categories,
-// setup, noise, notes, samples (see report.cc's BuildModel).
-std::string RenderHtml(const nlohmann::json& model);
-
-// "MMLU-Pro", "GPQA", "IFEval", "RULER" for the built-in parts; other names
-// as they are.
-std::string PartDisplayName(const std::string& part);
-
-}  // namespace report_internal
 
 }  // namespace evalrun
 

@@ -1,16 +1,16 @@
-// The self-contained report.html: inline CSS, inline SVG charts drawn here,
-// and a small inline script for the sample browser. No external asset.
+#include "evals/publish/report_html.h"
+
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "evals/base/json_fields.h"
-#include "evals/publish/report.h"
+#include "evals/publish/html_text.h"
 #include "evals/publish/table_text.h"
+#include "evals/run/part_registry.h"
 
 namespace evalrun {
-namespace report_internal {
 namespace {
 
 using nlohmann::json;
@@ -64,10 +64,10 @@ std::string BarChart(const json& rows) {
   return s + "</svg>";
 }
 
-// RULER: score (0..100) by context length, one line per task and the mean.
-std::string LineChart(const json& ruler) {
-  const json& lens = ruler["lengths"];
-  const json& tasks = ruler["tasks"];
+// Score (0..100) by context length, one line per task and the mean.
+std::string LineChart(const json& by_length) {
+  const json& lens = by_length["lengths"];
+  const json& tasks = by_length["tasks"];
   const int kWidth = 760, kLeft = 48, kRight = 190, kTop = 18, kBottom = 40;
   const int legend_rows = 1 + static_cast<int>(tasks.size());
   const int kHeight = std::max(300, kTop + legend_rows * 18 + 20);
@@ -298,7 +298,7 @@ constexpr const char* kScript = R"JS(
 
 }  // namespace
 
-std::string RenderHtml(const json& m) {
+std::string RenderReportHtml(const json& m) {
   std::string h;
   h.reserve(1 << 16);
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -326,9 +326,9 @@ std::string RenderHtml(const json& m) {
   }
   h += "</tbody></table><p class=\"note\">± stderr: binomial standard error for accuracies; for RULER the standard "
        "error of the mean per-sample score. Speeds are the server's own timings, token-weighted over the part.</p>";
-  if (m["ifeval"].is_object()) {
-    const json& f = m["ifeval"];
-    h += "<h3>IFEval accuracies</h3><table class=\"compact\"><thead><tr><th>level</th>"
+  if (m["instruction"].is_object()) {
+    const json& f = m["instruction"];
+    h += "<h3>" + E(f["title"]) + " accuracies</h3><table class=\"compact\"><thead><tr><th>level</th>"
          "<th class=\"num\">strict %</th><th class=\"num\">loose %</th></tr></thead><tbody><tr><td>prompt</td>"
          "<td class=\"num\">" + NumOrDash(f["prompt_strict"], "%.2f") + "</td><td class=\"num\">" +
          NumOrDash(f["prompt_loose"], "%.2f") + "</td></tr><tr><td>instruction</td><td class=\"num\">" +
@@ -337,10 +337,10 @@ std::string RenderHtml(const json& m) {
   }
   h += "</section>\n";
 
-  // RULER.
-  if (m["ruler"].is_object() && !m["ruler"]["lengths"].empty()) {
-    const json& r = m["ruler"];
-    h += "<section id=\"ruler\"><h2>RULER: score by context length</h2>" + LineChart(r);
+  // Scores by context length.
+  if (m["by_length"].is_object() && !m["by_length"]["lengths"].empty()) {
+    const json& r = m["by_length"];
+    h += "<section id=\"by-length\"><h2>" + E(r["title"]) + ": score by context length</h2>" + LineChart(r);
     h += "<table class=\"compact\"><thead><tr><th>length</th><th class=\"num\">mean</th>";
     for (const auto& t : r["tasks"]) h += "<th class=\"num\">" + E(t) + "</th>";
     h += "</tr></thead><tbody>";
@@ -405,5 +405,4 @@ std::string RenderHtml(const json& m) {
   return h;
 }
 
-}  // namespace report_internal
 }  // namespace evalrun

@@ -5,19 +5,12 @@
 
 #include "evals/base/json_fields.h"
 #include "evals/base/jsonl.h"
+#include "evals/run/part_registry.h"
 #include "evals/run/results.h"
+#include "evals/run/sample_codec.h"
 
 namespace evalrun {
 namespace fs = std::filesystem;
-
-std::string SampleId(const nlohmann::json& sample) {
-  if (!sample.is_object()) return "";
-  auto it = sample.find("id");
-  if (it == sample.end() || it->is_null()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_number()) return it->dump();
-  return "";
-}
 
 std::string TrimRunDir(std::string dir) {
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
@@ -66,10 +59,9 @@ Status LoadRunFolder(const std::string& dir_in, RunFolder* out) {
     out->parts.push_back(it.key());
   }
   // nlohmann::json keeps object keys sorted; order the parts as a run takes
-  // them (evals/run/card.cc KnownPartNames), unknown names after.
-  static const std::vector<std::string> kRunOrder = {"mmlupro", "gpqa", "ifeval", "ruler", "fit"};
+  // them (the registry's run order), unknown names after.
   std::vector<std::string> ordered;
-  for (const auto& n : kRunOrder)
+  for (const auto& n : KnownPartNames())
     if (std::find(out->parts.begin(), out->parts.end(), n) != out->parts.end()) ordered.push_back(n);
   for (const auto& n : out->parts)
     if (std::find(ordered.begin(), ordered.end(), n) == ordered.end()) ordered.push_back(n);
@@ -85,8 +77,27 @@ Status LoadRunFolder(const std::string& dir_in, RunFolder* out) {
   return Status::Ok();
 }
 
-Status ReadSamplesReadOnly(const std::string& path, std::vector<nlohmann::json>* lines, bool* torn_tail) {
-  lines->clear();
+Status DescribeFolderPart(const RunFolder& run, const std::string& part, FolderPart* out) {
+  *out = FolderPart();
+  out->name = part;
+  out->display_name = PartDisplayName(part);
+  out->definition = FindPartDefinition(part);
+  const nlohmann::json& kind = JsonAt(run.results, {"parts", part.c_str(), "kind"});
+  if (kind.is_null()) {
+    if (out->definition) out->kind = out->definition->verdict;
+    return Status::Ok();
+  }
+  VerdictKind k;
+  if (!kind.is_string() || !VerdictKindByName(kind.get<std::string>(), &k))
+    return Status::InvalidInput(run.dir + "/results.json: parts." + part + ".kind: expected \"choice\", "
+                                "\"instruction\" or \"fraction\", got " + DescribeJsonValue(kind));
+  out->kind = k;
+  return Status::Ok();
+}
+
+Status ReadRecordsReadOnly(const std::string& path, VerdictKind kind, std::vector<SampleRecord>* records,
+                           bool* torn_tail) {
+  records->clear();
   *torn_tail = false;
   std::error_code ec;
   if (!fs::exists(path, ec)) return Status::NotFound(path + ": not found");
@@ -103,10 +114,20 @@ Status ReadSamplesReadOnly(const std::string& path, std::vector<nlohmann::json>*
       text.resize(tail_start);
     }
   }
-  return ParseJsonl(text, path, [&](int, const nlohmann::json& j) {
-    lines->push_back(j);
+  // Every line parsed first (a line that is not JSON is named before a
+  // field of another), then each decoded.
+  std::vector<std::pair<int, nlohmann::json>> lines;
+  EVALRUN_RETURN_IF_ERROR(ParseJsonl(text, path, [&](int line, const nlohmann::json& j) {
+    lines.emplace_back(line, j);
     return Status::Ok();
-  });
+  }));
+  records->reserve(lines.size());
+  for (const auto& [line, j] : lines) {
+    SampleRecord rec;
+    EVALRUN_RETURN_IF_ERROR(DecodeSample(kind, j, path + ":" + std::to_string(line), &rec));
+    records->push_back(std::move(rec));
+  }
+  return Status::Ok();
 }
 
 }  // namespace evalrun

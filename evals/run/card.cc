@@ -2,39 +2,20 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <set>
 
 #include "evals/server/base_url.h"
 #include "evals/base/json_fields.h"
 #include "evals/base/near_miss.h"
-#include "evals/parts/ruler_tasks.h"
+#include "evals/run/part_registry.h"
 #include "evals/base/sha256.h"
 
 namespace evalrun {
 namespace {
 
-// What each part accepts. Enum values list the prompt / extract profiles.
-struct PartSpec {
-  const char* name;
-  std::vector<std::string> keys;
-  std::vector<std::string> prompts;
-  std::vector<std::string> extracts;
-};
-
-const std::vector<PartSpec>& PartSpecs() {
-  static const std::vector<PartSpec> kSpecs = {
-      {"mmlupro", {"questions", "max_tokens", "prompt", "extract", "seed", "split"},
-       {"letter", "cot-5shot"}, {"first-letter", "official"}},
-      {"gpqa", {"questions", "max_tokens", "prompt", "extract", "seed"},
-       {"letter", "simple-evals"}, {"first-letter", "simple-evals"}},
-      {"ifeval", {"prompts", "max_tokens", "seed"}, {}, {}},
-      {"ruler",
-       {"lengths", "tasks", "samples_per_task", "seed", "task_max_tokens", "allow_estimated_tokens",
-        "over_context", "profile"},
-       {}, {}},
-      {"fit", {"contexts", "fill", "max_tokens"}, {}, {}},
-  };
-  return kSpecs;
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  return list;
 }
 
 // Bounds of the time fields: a week is longer than any sane wait, and keeps
@@ -121,125 +102,16 @@ Status ParseHardware(const nlohmann::json& obj, const std::string& src, Hardware
   return Status::Ok();
 }
 
-// The RULER task names of `list` (`key` names the field), each one known.
-Status CheckRulerTaskName(const JsonFields& f, const std::string& key, const std::string& task) {
-  const std::vector<std::string> known = RulerTaskNames();
-  if (std::find(known.begin(), known.end(), task) != known.end()) return Status::Ok();
-  std::string list;
-  for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-  return f.Error(key, "unknown RULER task \"" + task + "\"" + DidYouMean(task, known) + "; known tasks: " + list);
-}
-
-// An array of integers in [min, max], each given once, at least one.
-Status SizeList(JsonFields& f, const std::string& key, int64_t min, const char* what, std::vector<int64_t>* out) {
-  EVALRUN_RETURN_IF_ERROR(f.IntList(key, out));
-  if (!f.Has(key)) return Status::Ok();
-  if (out->empty()) return f.Error(key, std::string("expected at least one ") + what + " (leave the field out for the default)");
-  std::set<int64_t> seen;
-  for (size_t i = 0; i < out->size(); ++i) {
-    const int64_t v = (*out)[i];
-    const std::string at = key + "[" + std::to_string(i) + "]";
-    if (v < min || v > (1 << 24))
-      return f.Error(at, std::string("each ") + what + " must be " + std::to_string(min) + ".." +
-                             std::to_string(1 << 24) + " tokens, got " + std::to_string(v));
-    if (!seen.insert(v).second) return f.Error(at, std::to_string(v) + " is given twice");
-  }
-  return Status::Ok();
-}
-
-// An object {task: integer >= 1} whose keys are RULER tasks.
-Status TaskCounts(JsonFields& f, const nlohmann::json& m, const std::string& key, std::map<std::string, int>* out) {
-  for (auto it = m.begin(); it != m.end(); ++it) {
-    EVALRUN_RETURN_IF_ERROR(CheckRulerTaskName(f, key, it.key()));
-    if (!it->is_number_integer() || it->get<int64_t>() < 1 || it->get<int64_t>() > INT32_MAX)
-      return f.Error(key + "." + it.key(), "expected an integer >= 1, got " + DescribeJsonValue(*it));
-    (*out)[it.key()] = it->get<int>();
-  }
-  return Status::Ok();
-}
-
-Status ParseRulerFields(JsonFields& f, const nlohmann::json& obj, PartConfig* p) {
-  EVALRUN_RETURN_IF_ERROR(SizeList(f, "lengths", 256, "length", &p->lengths));
-  EVALRUN_RETURN_IF_ERROR(f.StringList("tasks", &p->tasks));
-  if (f.Has("tasks") && p->tasks.empty())
-    return f.Error("tasks", "expected at least one task (leave the field out for the default tasks)");
-  std::set<std::string> seen;
-  for (size_t i = 0; i < p->tasks.size(); ++i) {
-    const std::string at = "tasks[" + std::to_string(i) + "]";
-    EVALRUN_RETURN_IF_ERROR(CheckRulerTaskName(f, at, p->tasks[i]));
-    if (!seen.insert(p->tasks[i]).second) return f.Error(at, "\"" + p->tasks[i] + "\" is given twice");
-  }
-  if (f.Has("samples_per_task")) {
-    const nlohmann::json& v = obj["samples_per_task"];
-    if (v.is_object()) {
-      EVALRUN_RETURN_IF_ERROR(TaskCounts(f, v, "samples_per_task", &p->task_samples));
-    } else {
-      EVALRUN_RETURN_IF_ERROR(f.Int("samples_per_task", &p->samples_per_task));
-      if (p->samples_per_task < 1)
-        return f.Error("samples_per_task", "expected an integer >= 1 or an object {task: count}");
-    }
-  }
-  if (f.Has("task_max_tokens")) {
-    const nlohmann::json* m = nullptr;
-    EVALRUN_RETURN_IF_ERROR(f.Object("task_max_tokens", &m));
-    EVALRUN_RETURN_IF_ERROR(TaskCounts(f, *m, "task_max_tokens", &p->task_max_tokens));
-  }
-  EVALRUN_RETURN_IF_ERROR(f.Bool("allow_estimated_tokens", &p->allow_estimated_tokens));
-  EVALRUN_RETURN_IF_ERROR(f.Enum("profile", {"nvidia", "fit"}, &p->profile));
-  return f.Enum("over_context", {"fail", "skip"}, &p->over_context);
-}
-
-Status ParsePart(const std::string& name, const nlohmann::json& obj, const std::string& src,
-                 PartConfig* p) {
-  const PartSpec* spec = nullptr;
-  std::vector<std::string> names;
-  for (const auto& s : PartSpecs()) {
-    names.push_back(s.name);
-    if (name == s.name) spec = &s;
-  }
-  if (!spec) {
-    std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    return Status::InvalidInput(src + ": parts." + name + ": unknown part" + DidYouMean(name, names) +
-                                "; known parts: " + list);
-  }
-  EVALRUN_RETURN_IF_ERROR(JsonFields::RequireObject(obj, src, "parts." + name));
+Status ParsePart(const std::string& name, const nlohmann::json& obj, const std::string& src, PartConfig* p) {
+  const PartDefinition* def = FindPartDefinition(name);
+  if (!def)
+    return Status::InvalidInput(src + ": parts." + name + ": unknown part" + DidYouMean(name, KnownPartNames()) +
+                                "; known parts: " + JoinNames(KnownPartNames()));
   p->name = name;
-  JsonFields f(obj, src, "parts." + name);
-  // Every key the part accepts is a near miss for an unknown one, also
-  // those read only when present.
-  f.Allow(spec->keys);
-  auto accepts = [&](const std::string& k) {
-    for (const auto& key : spec->keys) if (key == k) return true;
-    return false;
-  };
-  if (accepts("questions")) EVALRUN_RETURN_IF_ERROR(f.IntIn("questions", 1, JsonFields::kNoLimit, &p->questions));
-  if (accepts("prompts")) EVALRUN_RETURN_IF_ERROR(f.IntIn("prompts", 1, JsonFields::kNoLimit, &p->questions));
-  if (accepts("max_tokens")) EVALRUN_RETURN_IF_ERROR(f.IntIn("max_tokens", 1, JsonFields::kNoLimit, &p->max_tokens));
-  if (accepts("prompt")) EVALRUN_RETURN_IF_ERROR(f.Enum("prompt", spec->prompts, &p->prompt));
-  if (accepts("extract")) EVALRUN_RETURN_IF_ERROR(f.Enum("extract", spec->extracts, &p->extract));
-  if (accepts("seed") && f.Has("seed")) {
-    int64_t seed = 0;
-    EVALRUN_RETURN_IF_ERROR(f.IntIn("seed", 0, 4294967295LL, &seed));  // RULER seeds numpy: 32 bits
-    p->seed = seed;
-  }
-  if (accepts("split")) EVALRUN_RETURN_IF_ERROR(f.Enum("split", {"test", "validation"}, &p->split));
-  if (name == "ruler") EVALRUN_RETURN_IF_ERROR(ParseRulerFields(f, obj, p));
-  if (accepts("contexts")) EVALRUN_RETURN_IF_ERROR(SizeList(f, "contexts", 256, "context", &p->contexts));
-  if (accepts("fill")) EVALRUN_RETURN_IF_ERROR(f.DoubleIn("fill", 0, 1, &p->fill, true));
-  return f.Finish();
+  return ParsePartSettings(def->keys, obj, src, "parts." + name, &p->settings);
 }
 
 }  // namespace
-
-const std::vector<std::string>& KnownPartNames() {
-  static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> n;
-    for (const auto& s : PartSpecs()) n.push_back(s.name);
-    return n;
-  }();
-  return kNames;
-}
 
 std::string ServerConfig::Origin() const {
   auto scheme_end = base_url.find("://");

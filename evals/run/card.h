@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evals/base/status.h"
+#include "evals/run/card_keys.h"
 
 namespace evalrun {
 
@@ -52,28 +53,11 @@ struct SamplingConfig {
   int64_t seed = 42;
 };
 
-// Everything a part may read. Which keys a part accepts is declared by the
-// part (PartSpec); the card parser rejects the others.
+// One part of the card: its name and its settings, read through the keys
+// the part declares (evals/run/card_keys.h); the card parser rejects others.
 struct PartConfig {
   std::string name;
-  int questions = -1;           // -1: all
-  int max_tokens = 0;           // 0: the part's default
-  std::string prompt;           // profile, "" = the part's default
-  std::string extract;          // profile, "" = the part's default
-  std::optional<int64_t> seed;  // default: sampling.seed
-  std::string split;            // mmlupro: "test" (default) or "validation"
-  // ruler
-  std::vector<int64_t> lengths;
-  std::vector<std::string> tasks;
-  int samples_per_task = 0;                  // the same count for every task, or
-  std::map<std::string, int> task_samples;   // a count per task (the keys are the tasks)
-  std::map<std::string, int> task_max_tokens;
-  bool allow_estimated_tokens = false;
-  std::string over_context = "fail";        // a length over the server's context: "fail" or "skip"
-  std::string profile;  // generation profile: "nvidia" (default, "" = it) or "fit"
-  // fit
-  std::vector<int64_t> contexts;
-  double fill = 0.95;
+  PartSettings settings;
 };
 
 struct LoadSamplingConfig {
@@ -111,13 +95,11 @@ struct Card {
   const PartConfig* FindPart(const std::string& name) const;
 };
 
-// Parses and validates. `source` names the card in messages.
+// Parses and validates. `source` names the card in messages. Each part is
+// read against its registered definition (evals/run/part_registry.h).
 Status ParseCard(std::string_view text, const std::string& source, Card* card);
 // Reads the file, then ParseCard.
 Status LoadCard(const std::string& path, Card* card);
-
-// The part names evalrun knows, in the order a run takes them.
-const std::vector<std::string>& KnownPartNames();
 
 }  // namespace evalrun
 

@@ -29,16 +29,11 @@ Status CheckLengths(const std::string& part, const std::vector<int64_t>& lengths
   return Status::Ok();
 }
 
-int CountedPromptTokens(const Item& item) {
-  auto it = item.fields.find("prompt_tokens_counted");
-  return it != item.fields.end() && it->is_number_integer() ? it->get<int>() : -1;
-}
-
 Status CheckItemsFit(const std::string& part, int64_t request_ctx, bool skip, std::vector<Item>* items,
                      nlohmann::json* skipped) {
   if (request_ctx <= 0) return Status::Ok();
   auto too_long = [&](const Item& item, std::string* reason) {
-    const int counted = CountedPromptTokens(item);
+    const int counted = item.counted_prompt_tokens;
     const int64_t need = counted + static_cast<int64_t>(item.prompt.params.max_tokens);
     if (counted < 0 || need <= request_ctx) return false;
     *reason = std::to_string(counted) + " prompt tokens + " + std::to_string(item.prompt.params.max_tokens) +
@@ -67,7 +62,7 @@ Status CheckItemsFit(const std::string& part, int64_t request_ctx, bool skip, st
 }
 
 int64_t ReserveTokens(const Item& item) {
-  const int counted = CountedPromptTokens(item);
+  const int counted = item.counted_prompt_tokens;
   int64_t prompt = counted;
   if (counted < 0) {
     prompt = 64;  // the chat template's own tokens, generously

@@ -31,9 +31,6 @@ namespace evalrun {
 Status CheckLengths(const std::string& part, const std::vector<int64_t>& lengths, int64_t request_ctx,
                     bool skip, std::vector<int64_t>* kept, nlohmann::json* skipped);
 
-// The exact prompt tokens the part counted for `item` (-1: not counted).
-int CountedPromptTokens(const Item& item);
-
 // Every counted item's prompt + max_tokens against `request_ctx`: one that
 // does not fit is an InvalidInput (naming the item, its tokens, the server's
 // figure and where it came from), or with `skip` removed from *items and

@@ -1,24 +1,36 @@
-// A part is one benchmark (MMLU-Pro, GPQA, IFEval, RULER, fit). Adding a
-// benchmark means one file in evals/parts/, one scorer in scorers/, one
-// manifest in datasets/manifests/, and a line in the registry.
+// A part is one benchmark. Each is defined, and registers itself, in one
+// file of evals/parts/ (its PartDefinition, evals/run/part_registry.h: name,
+// card keys, verdict kind, factory); its answer extraction lives in
+// scorers/ and its data manifest in datasets/manifests/.
 //
-// The runner asks a part for its items (Prepare), sends them, and scores
-// each saved answer with Score — the same code for a live run, a resumed run
-// and `evalrun score` on recorded answers. Aggregate turns the scored sample
-// lines into the part's object in results.json.
+// Two kinds of part:
+//   - a question set (Part): the runner asks it for its items (Prepare),
+//     sends them through the request pool, and scores each answer once, as
+//     it arrives (Score, on the writer thread). Aggregate turns the scored
+//     records into the part's object in results.json. `evalrun score`
+//     re-scores recorded responses with the same Score.
+//   - a procedure (ProcedurePart, fit): given the engine and a way to talk
+//     to it, it runs on its own and returns its results object.
 #ifndef EVALRUN_EVALS_RUN_PART_H_
 #define EVALRUN_EVALS_RUN_PART_H_
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "evals/base/cancel.h"
+#include "evals/base/status.h"
 #include "evals/run/card.h"
 #include "evals/run/prompt_spool.h"
-#include "evals/base/status.h"
+#include "evals/run/sample_record.h"
+#include "evals/run/verdict.h"
+#include "evals/server/engine.h"
+#include "evals/server/http.h"
 #include "evals/server/tokenizer.h"
 #include "evals/server/types.h"
 
@@ -26,9 +38,9 @@ namespace evalrun {
 
 struct PartContext {
   const Card* card = nullptr;
-  const PartConfig* config = nullptr;
+  const PartSettings* settings = nullptr;  // parts.<name>, read through the part's keys
   std::string data_dir;
-  Tokenizer* tokenizer = nullptr;   // the server's tokenizer (RULER); may be null
+  Tokenizer* tokenizer = nullptr;   // the server's tokenizer (PartDefinition::needs_tokenizer); else null
   bool all_items = false;           // `score`: every item, ignoring the selection
   std::string input_override;       // `score --input FILE`: another dataset file
   int limit = -1;                   // --limit N: at most N items (smoke runs)
@@ -43,8 +55,9 @@ struct Item {
   Prompt prompt;
   SpoolRef spooled;
   std::string prompt_sha256;
-  nlohmann::json fields = nlohmann::json::object();  // written into samples.jsonl (gold, choice_order, ...)
-  nlohmann::json score_data;                          // private to the part's scorer
+  ItemFields fields;             // written into each sample line (gold, choice_order, task, ...)
+  int counted_prompt_tokens = -1;  // the exact prompt tokens the part counted (-1: not counted)
+  int scorer_index = -1;         // private to the part: where its scorer keeps this item's data
 };
 
 struct PreparedPart {
@@ -57,35 +70,69 @@ struct PreparedPart {
 // The item's prompt, whole (a spooled first message read back).
 Status LoadItemPrompt(const PreparedPart& part, const Item& item, Prompt* out);
 
+// What the runner does with a part's work against the server's context of
+// one request, decided by the part before it is prepared (FitToContext).
+struct ContextFit {
+  bool skip_items = false;  // an item over the context is left out (else: exit 1)
+  nlohmann::json skipped = nlohmann::json::array();  // {task, length, reason} left out of the settings
+};
+
 class Part {
  public:
   virtual ~Part() = default;
-  virtual std::string name() const = 0;
-  // True when Prepare needs the server's tokenizer (it then runs after the
-  // server is ready; the others are prepared before any request).
-  virtual bool NeedsTokenizer() const { return false; }
-  // Finds the item a recorded response belongs to (`evalrun score`). The
-  // default matches the line's "id" to Item::id; -1 when none matches.
-  virtual int FindItem(const nlohmann::json& response_line, const PreparedPart& prepared,
-                       const std::unordered_map<std::string, int>& index_by_id) const;
+  // Called once the server's per-request context is known (`request_ctx`
+  // tokens; <= 0: unknown), before Prepare of a part that needs the
+  // tokenizer: may leave settings out (RULER's lengths) and say so in
+  // fit->skipped. InvalidInput (naming parts.<name>.<key>) stops the run
+  // before any request. Default: nothing left out, items over are an error.
+  virtual Status FitToContext(int64_t request_ctx, PartSettings* settings, ContextFit* fit) const;
   // Loads and checks the data, selects the items, builds the prompts. Errors
   // name the file and field. Called once, before any request.
   virtual Status Prepare(const PartContext& ctx, PreparedPart* out) = 0;
-  // Adds the verdict fields (extracted, correct, ...) to `sample`, which
-  // already holds the common ones (response, finish_reason, ...). Pure and
-  // callable from any thread.
-  virtual void Score(const Item& item, const Completion& answer, nlohmann::json* sample) const = 0;
-  // The part's object of results.json from the scored samples (in item
-  // order) and the number of failed requests.
-  virtual nlohmann::json Aggregate(const std::vector<nlohmann::json>& samples, int failed,
+  // Finds the item a recorded response belongs to (`evalrun score`). The
+  // default matches the line's "id" to Item::id. -1 when none matches; then
+  // *why may say why (else the runner's message names the id).
+  virtual int FindItem(const nlohmann::json& response_line,
+                       const std::unordered_map<std::string, int>& index_by_id, std::string* why) const;
+  // The verdict on `answer` to `item`, of the definition's verdict kind.
+  // Pure and callable from any thread (the writer thread calls it once per
+  // answer, as it arrives; `score` on recorded responses).
+  virtual Verdict Score(const Item& item, const Completion& answer) const = 0;
+  // The part's object of results.json from the records (in item order, each
+  // read back as written) and the number of failed requests.
+  virtual nlohmann::json Aggregate(const std::vector<SampleRecord>& records, int failed,
                                    const PreparedPart& prepared) const = 0;
-  // Short rows for the stdout table: {label, value}.
-  virtual std::vector<std::pair<std::string, std::string>> Summary(const nlohmann::json& result) const;
 };
 
-// The part registry (a table, cf. ninja's tools). Returns null for unknown
-// names; `KnownPartNames()` lists them.
-std::unique_ptr<Part> MakePart(const std::string& name);
+// What a procedure part gets from the runner.
+struct ProcedureEnv {
+  const Card* card = nullptr;
+  const PartSettings* settings = nullptr;
+  std::string data_dir;
+  Engine* engine = nullptr;          // the managed engine (restartable), or the running server
+  TransportFactory transports;       // a fresh transport to the engine's origin per call
+  CancelToken* cancel = nullptr;
+  // The GPU memory in use now (MiB), nullopt when unreadable; empty when the
+  // card names no GPU.
+  std::function<std::optional<double>()> gpu_mem_mib;
+  // A token counter for the server behind a transport (evals/server/server_tokenizer.h).
+  std::function<std::unique_ptr<Tokenizer>(std::unique_ptr<HttpTransport>)> make_tokenizer;
+  std::function<void(const std::string&)> log;  // progress lines for the user
+};
+
+class ProcedurePart {
+ public:
+  virtual ~ProcedurePart() = default;
+  // Before any server is asked: checks the data and the settings. Errors
+  // name the file or key (exit 1).
+  virtual Status Check(const PartContext& ctx) = 0;
+  // Runs on the caller's thread, after the question sets, with the managed
+  // engine stopped. *result is the part's object of results.json, set also
+  // when the status is not Ok. Cancelled: interrupted (resumable).
+  virtual Status Run(const ProcedureEnv& env, nlohmann::json* result) = 0;
+  // One line for stdout after the run ("" for none).
+  virtual std::string Headline(const nlohmann::json& result) const { return ""; }
+};
 
 }  // namespace evalrun
 

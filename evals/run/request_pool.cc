@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "evals/base/thread_name.h"
+#include "evals/run/utc_now.h"
 
 namespace evalrun {
 
@@ -22,15 +23,6 @@ using SteadyClock = std::chrono::steady_clock;
 
 double SecondsBetween(SteadyClock::time_point a, SteadyClock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
-}
-
-std::string UtcNow() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm;
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 // Answers that arrived and wait for on_done, in arrival order. Bounded, so

@@ -1,5 +1,6 @@
-// What the parts share when they turn sample lines into results: the common
-// sample fields, counts, binomial stderr and the speeds the server reported.
+// What the parts share when they turn answers into records and records into
+// results: the record of one answer, counts, binomial stderr, the speeds the
+// server reported, and the multiple-choice verdict and aggregate.
 #ifndef EVALRUN_EVALS_RUN_RESULTS_H_
 #define EVALRUN_EVALS_RUN_RESULTS_H_
 
@@ -9,18 +10,17 @@
 #include <nlohmann/json.hpp>
 
 #include "evals/run/part.h"
+#include "evals/run/sample_record.h"
 #include "evals/server/types.h"
 
 namespace evalrun {
 
-// The schema tag of results.json (docs: README "Output").
+// The schema tag of results.json (docs/results-schema.md).
 inline constexpr const char* kResultsSchema = "evalrun.results/1";
 
-// The fields every sample line starts with (before the part's verdict).
-nlohmann::json CommonSampleFields(const Item& item, const CallResult& r);
-
-// The answer as recorded in a sample line (for re-scoring and resume).
-Completion CompletionFromSample(const nlohmann::json& sample);
+// The record of `item` answered by `r`: the common fields and the item's
+// fields; the verdict is the caller's (Part::Score).
+SampleRecord NewRecord(const Item& item, const CallResult& r);
 
 // sqrt(p (1 - p) / n), 0 for n == 0.
 double BinomialStderr(double p, int n);
@@ -28,21 +28,20 @@ double BinomialStderr(double p, int n);
 // Rounds to `digits` decimals for presentation in JSON (scores keep 6).
 double Round(double x, int digits);
 
-// Adds prompt / decode speeds seen (means of the server's per-request
-// figures, and token-weighted totals) and token counts to `out`.
-void AddSpeeds(const std::vector<nlohmann::json>& samples, nlohmann::json* out);
+// Adds the prompt / decode speeds the server reported (token-weighted over
+// the timed records) and token counts to `out` as "speeds".
+void AddSpeeds(const std::vector<SampleRecord>& records, nlohmann::json* out);
 
-// The verdict of a multiple-choice answer, into `sample`: `extracted`
-// (letter or null), `cut_off` (finish_reason "length": wrong whatever the
-// text), `no_answer` (no letter: wrong, never a random guess), `correct`.
-void ScoreChoiceSample(char letter, const std::string& gold, const std::string& finish_reason,
-                       nlohmann::json* sample);
+// The verdict of a multiple-choice answer: `letter` (0: none) against
+// `gold`; finish_reason "length" is cut off (wrong whatever the text); no
+// letter is "no answer" (wrong, never a random guess).
+ChoiceVerdict ScoreChoice(char letter, const std::string& gold, const std::string& finish_reason);
 
 // For multiple-choice parts: score, n, correct, cut_off, no_answer, failed,
-// stderr, per-category {n, correct, score}, speeds. Samples carry "correct",
-// "cut_off", "no_answer" and "category".
-nlohmann::json AggregateChoice(const std::vector<nlohmann::json>& samples, int failed,
-                               const std::string& category_key = "category");
+// stderr, per-group {n, correct, score} under "categories" (the groups: the
+// record's `group` field, "category" by default), speeds.
+nlohmann::json AggregateChoice(const std::vector<SampleRecord>& records, int failed,
+                               const std::string& group = "category");
 
 }  // namespace evalrun
 

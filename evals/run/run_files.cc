@@ -128,10 +128,12 @@ Status LoadSampleFile(const std::string& path, SampleFileContents* out) {
       return Status::InvalidInput(path + ":" + std::to_string(line) +
                                   ": expected a JSON object with a string \"id\" (an answer line)");
     out->lines.push_back(j);
+    out->line_numbers.push_back(line);
     return Status::Ok();
   });
   if (!st.ok()) {
     out->lines.clear();
+    out->line_numbers.clear();
     return Status::InvalidInput(st.message() + "; only the last line can be torn by a crash, this one is "
                                 "damaged: repair or delete that line, or start another --job");
   }

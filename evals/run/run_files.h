@@ -55,6 +55,7 @@ class JsonlAppender {
 
 struct SampleFileContents {
   std::vector<nlohmann::json> lines;  // complete lines, in file order
+  std::vector<int> line_numbers;      // of each line in the file (1 for the first)
   bool dropped_torn_tail = false;     // a last line without newline / not JSON was cut off
   std::string torn_tail;              // its bytes, for the message
 };

@@ -1,4 +1,5 @@
-// The `fit` part: the largest context that loads and answers.
+// The `fit` ladder: the largest context that loads and answers (the part
+// itself, its card keys and registration, is evals/parts/fit.cc).
 //
 // For each size in parts.fit.contexts (ascending), the engine is started
 // with that total context, one prompt filling `fill` of it is sent, and an
@@ -47,8 +48,8 @@
 // Thread-safety: RunFit runs on the caller's thread (call it from the
 // runner's main thread: the engine's child asks for SIGTERM when the thread
 // that started it exits) and samples the GPU on one thread of its own.
-#ifndef EVALRUN_EVALS_PARTS_FIT_H_
-#define EVALRUN_EVALS_PARTS_FIT_H_
+#ifndef EVALRUN_EVALS_PARTS_FIT_LADDER_H_
+#define EVALRUN_EVALS_PARTS_FIT_LADDER_H_
 
 #include <cstdint>
 #include <functional>
@@ -101,9 +102,9 @@ struct FitOptions {
 // 4096, 8192, ..., 131072.
 std::vector<int64_t> DefaultFitContexts();
 
-// FitOptions from the card: parts.fit (contexts, fill, max_tokens: 0 means
-// 96), server, sampling and the thinking switch. `part` may be null (defaults).
-FitOptions FitOptionsFromCard(const Card& card, const PartConfig* part);
+// FitOptions from the card: parts.fit (contexts, fill, max_tokens), server,
+// sampling and the thinking switch. `settings` may be null (the defaults).
+FitOptions FitOptionsFromCard(const Card& card, const PartSettings* settings);
 
 // Reads <data_dir>/ruler/PaulGrahamEssays.json ({"text": ...}) and collapses
 // runs of whitespace to one space. NotFound / InvalidInput name the file.
@@ -143,4 +144,4 @@ std::string BuildMessage(const std::string& source, size_t chars, int64_t needle
 
 }  // namespace evalrun
 
-#endif  // EVALRUN_EVALS_PARTS_FIT_H_
+#endif  // EVALRUN_EVALS_PARTS_FIT_LADDER_H_

@@ -1,0 +1,33 @@
+// The options of `evalrun compare` (evals/publish/compare.h), shared by its
+// steps, and the names its document uses.
+#ifndef EVALRUN_EVALS_PUBLISH_COMPARE_OPTIONS_H_
+#define EVALRUN_EVALS_PUBLISH_COMPARE_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scorers/statistics.h"
+
+namespace evalrun {
+
+struct CompareOptions {
+  std::string run_a;                // run folders (runs/<job>)
+  std::string run_b;
+  std::vector<std::string> parts;   // empty: every part both runs have
+  double alpha = 0.05;              // significance level, (0, 1)
+  double min_delta = 0.0;           // percentage points, >= 0
+  bool json = false;                // JSON instead of Markdown on `out`
+  int resamples = kBootstrapResamples;
+  uint64_t seed = kBootstrapSeed;
+  int max_flips_shown = 50;         // per part in Markdown (JSON lists all)
+};
+
+// parts[].kind of evalrun.compare/1 for instruction verdicts ("choice" and
+// "fraction" are the verdict kinds' names; this one predates them and is
+// kept, as a rename would be a new schema).
+inline constexpr const char* kCompareInstructionKind = "ifeval";
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_PUBLISH_COMPARE_OPTIONS_H_

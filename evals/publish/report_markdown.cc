@@ -1,0 +1,105 @@
+#include "evals/publish/report_markdown.h"
+
+#include "evals/base/json_fields.h"
+#include "evals/publish/table_text.h"
+
+namespace evalrun {
+namespace {
+
+using nlohmann::json;
+
+std::string NumCell(const json& v, const char* f) { return v.is_number() ? FormatDouble(f, v.get<double>()) : "—"; }
+
+}  // namespace
+
+std::string RenderReportMarkdown(const json& m) {
+  std::string o;
+  auto line = [&](const std::string& s) { o += s + "\n"; };
+  line("# " + JsonText(m["title"]));
+  line("");
+  if (!JsonText(m["subtitle"]).empty()) {
+    line(MarkdownCell(JsonText(m["subtitle"])));
+    line("");
+  }
+  line("## Results");
+  line("");
+  line("| part | metric | score (%) | ± stderr | n | cut-off | no answer | failed | prompt tok/s | decode tok/s |");
+  line("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+  for (const auto& r : m["summary"]) {
+    line("| " + MarkdownCell(JsonText(r["part"])) + " | " + JsonText(r["metric"]) + " | " +
+         NumCell(r["score"], "%.2f") + " | " +
+         (r["stderr"].is_number() ? "± " + FormatDouble("%.2f", r["stderr"].get<double>()) : "—") + " | " +
+         NumCell(r["n"], "%.0f") + " | " + NumCell(r["cut_off"], "%.0f") + " | " + NumCell(r["no_answer"], "%.0f") +
+         " | " + NumCell(r["failed"], "%.0f") + " | " + NumCell(r["prompt_tps"], "%.1f") + " | " +
+         NumCell(r["decode_tps"], "%.1f") + " |");
+  }
+  line("");
+  line("Scores in percent. ± stderr: the binomial standard error sqrt(p (1 - p) / n) for accuracies; for RULER, "
+       "the standard error of the mean per-sample score. cut-off: answers that hit max_tokens; no answer: no "
+       "choice could be read; failed: requests that failed after retries. Speeds: the server's own timings, "
+       "token-weighted over the part.");
+  line("");
+  if (m["instruction"].is_object()) {
+    const json& f = m["instruction"];
+    line("### " + MarkdownCell(JsonText(f["title"])));
+    line("");
+    line("| level | strict (%) | loose (%) |");
+    line("|---|--:|--:|");
+    line("| prompt | " + NumCell(f["prompt_strict"], "%.2f") + " | " + NumCell(f["prompt_loose"], "%.2f") + " |");
+    line("| instruction | " + NumCell(f["inst_strict"], "%.2f") + " | " + NumCell(f["inst_loose"], "%.2f") + " |");
+    line("");
+  }
+  if (m["by_length"].is_object()) {
+    const json& r = m["by_length"];
+    line("### " + MarkdownCell(JsonText(r["title"])) + " by length");
+    line("");
+    std::string head = "| length | mean |", sep = "|---|--:|";
+    for (const auto& t : r["tasks"]) {
+      head += " " + MarkdownCell(JsonText(t)) + " |";
+      sep += "--:|";
+    }
+    line(head);
+    line(sep);
+    for (const auto& l : r["lengths"]) {
+      std::string row = "| " + MarkdownCell(JsonText(l["length"])) + " | " + NumCell(l["score"], "%.2f") + " |";
+      for (const auto& t : r["tasks"]) {
+        const json& v = l["tasks"].contains(JsonText(t)) ? l["tasks"][JsonText(t)] : json();
+        row += " " + NumCell(v, "%.2f") + " |";
+      }
+      line(row);
+    }
+    line("");
+  }
+  for (const auto& c : m["categories"]) {
+    line("### " + MarkdownCell(JsonText(c["title"])));
+    line("");
+    line("| " + JsonText(c["dimension"]) + " | n | correct | score (%) |");
+    line("|---|--:|--:|--:|");
+    for (const auto& r : c["rows"])
+      line("| " + MarkdownCell(JsonText(r["name"])) + " | " + NumCell(r["n"], "%.0f") + " | " +
+           NumCell(r["correct"], "%.0f") + " | " + NumCell(r["score"], "%.2f") + " |");
+    line("");
+  }
+  line("## Setup");
+  line("");
+  line("| | |");
+  line("|---|---|");
+  for (const auto& kv : m["setup"])
+    line("| " + MarkdownCell(JsonText(kv[0])) + " | " + MarkdownCell(JsonText(kv[1])) + " |");
+  line("");
+  line("## Noise");
+  line("");
+  if (m["noise"].is_object()) {
+    if (!JsonText(m["noise"]["text"]).empty()) line(MarkdownCell(JsonText(m["noise"]["text"])));
+    line("");
+    for (const auto& d : m["noise"]["details"]) line("- " + MarkdownCell(JsonText(d)));
+  } else {
+    line("No busy-process summary was recorded for this run.");
+  }
+  line("");
+  o += MarkdownNotes(m["notes"]);
+  return o;
+}
+
+
+}  // namespace evalrun

@@ -1,0 +1,39 @@
+// `evalrun report`, step one: a run folder (evals/publish/run_folder.h) as
+// the report's model, a JSON document both renderings read
+// (report_markdown.h, report_html.h). The numbers come from results.json;
+// the records add what it lacks (the standard error of a fraction part's
+// mean, per-instruction strict accuracy, the sample browser). Each part is
+// shown by its verdict kind: choice (accuracy, categories), instruction
+// (four accuracies, per instruction), fraction (mean score, by length);
+// any other part by its score as recorded.
+//
+// The model: {job, title, subtitle,
+//   summary: [{part, metric, score (%), stderr (%), n, cut_off, no_answer,
+//              failed, prompt_tps, decode_tps, prompt_tokens, completion_tokens}],
+//   instruction: {title, prompt_strict, inst_strict, prompt_loose, inst_loose} or null,
+//   by_length: {title, lengths: [{length, label, score, tasks}], tasks} or null,
+//   categories: [{part, title, dimension, rows: [{name, n, correct, score}]}],
+//   setup: [[field, text]], noise: {text, details} or null, notes,
+//   samples: [{part, id, category, verdict, gold, extracted, response, ...}],
+//   sample_parts, max_text_chars}.
+//
+// Thread-safety: no shared state.
+#ifndef EVALRUN_EVALS_PUBLISH_REPORT_MODEL_H_
+#define EVALRUN_EVALS_PUBLISH_REPORT_MODEL_H_
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "evals/base/status.h"
+
+namespace evalrun {
+
+// Reads <run_dir> (results.json, run.json, each part's samples.jsonl through
+// its codec) into *model; responses cut to `max_text_chars` bytes. Errors
+// name the folder, file, line and field (LoadRunFolder, ReadRecordsReadOnly).
+Status BuildReportModel(const std::string& run_dir, int max_text_chars, nlohmann::json* model);
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_PUBLISH_REPORT_MODEL_H_

@@ -1,0 +1,134 @@
+// The first step of a run: the card, its parts, the job folder and its lock.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+
+#include "datasets/manifest.h"
+#include "evals/base/exit_codes.h"
+#include "evals/base/json_fields.h"
+#include "evals/base/near_miss.h"
+#include "evals/run/run_steps.h"
+#include "evals/server/base_url.h"
+
+namespace evalrun {
+
+std::string DefaultJobName(const std::string& card_name) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm;
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  return card_name + "-" + buf;
+}
+
+namespace run_internal {
+
+StepExit Stop(FILE* err, const Status& st, int code) {
+  std::fprintf(err, "evalrun: %s\n", st.message().c_str());
+  return code;
+}
+
+TransportFactory Server::Transports(const std::string& token) const {
+  const std::string o = origin;
+  return [o, token] { return MakeHttpTransport(o, token); };
+}
+
+Status ResolveParts(const Card& card, const std::vector<std::string>& asked, const std::string& flag,
+                    bool procedures, Job* job, std::vector<std::string>* notes) {
+  std::vector<std::string> names;
+  if (asked.empty()) {
+    for (const auto& n : KnownPartNames())
+      if (card.FindPart(n)) names.push_back(n);
+  } else {
+    for (const auto& n : asked) {
+      if (!FindPartDefinition(n))
+        return Status::InvalidInput(flag + ": unknown part \"" + n + "\"" + DidYouMean(n, KnownPartNames()));
+      if (!card.FindPart(n))
+        return Status::InvalidInput(flag + ": part \"" + n + "\" is not in the card " + card.path +
+                                    " (add parts." + n + " to it)");
+      names.push_back(n);
+    }
+  }
+  for (const auto& n : names) {
+    PartRun r;
+    r.name = n;
+    r.def = FindPartDefinition(n);
+    r.settings = card.FindPart(n)->settings;
+    if (r.def->question_set()) {
+      r.part = r.def->make_part();
+      job->parts.push_back(std::move(r));
+    } else if (procedures) {
+      r.procedure = r.def->make_procedure();
+      job->procedures.push_back(std::move(r));
+    } else {
+      notes->push_back("part " + n + " is not a question set and cannot be re-scored; skipped");
+    }
+  }
+  if (job->parts.empty() && job->procedures.empty())
+    return Status::InvalidInput("no part to run (card " + card.path + ")");
+  return Status::Ok();
+}
+
+namespace {
+
+// The names of the job's procedures, for messages ("fit").
+std::string ProcedureNames(const Job& job) {
+  std::string s;
+  for (const auto& r : job.procedures) s += (s.empty() ? "" : ", ") + r.name;
+  return s;
+}
+
+// The card and the parts asked for; bad input is exit 1.
+StepExit LoadParts(const RunOptions& opts, Job* job, FILE* err) {
+  Status st = LoadCard(opts.card_path, &job->card);
+  if (!st.ok()) return Stop(err, st, kExitBadInput);
+  Card& card = job->card;
+  if (!opts.base_url.empty()) {
+    st = CheckBaseUrl(opts.base_url, &card.server.base_url);
+    if (!st.ok()) return Stop(err, st.Prefixed("--base-url"), kExitBadInput);
+  }
+  std::vector<std::string> notes;
+  st = ResolveParts(card, opts.parts, "--parts", true, job, &notes);
+  if (!st.ok()) return Stop(err, st, kExitBadInput);
+  for (const auto& n : notes) std::fprintf(err, "evalrun: note: %s\n", n.c_str());
+  job->managed = !card.server.command.empty();
+  if (job->managed && !job->parts.empty() && (card.server.context <= 0 || card.server.slots <= 0)) {
+    const std::string others = job->procedures.empty() ? "" : " (all but " + ProcedureNames(*job) + ")";
+    return Stop(err, Status::InvalidInput(card.path + ": server.command is set: the question parts" + others +
+                                          " need server.context (the engine's {context}) and a number in "
+                                          "server.slots"),
+                kExitBadInput);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+StepExit ResolveJob(const RunOptions& opts, Job* job, FILE* err) {
+  if (StepExit e = LoadParts(opts, job, err)) return e;
+  job->data_dir = opts.data_dir.empty() ? DefaultDataDir() : opts.data_dir;
+  job->limit = opts.limit;
+  job->force_resume = opts.force_resume;
+  // The job folder, locked for this process (evals/run/job_dir.h); removed
+  // again on a failure before run.json is written.
+  Status st = job->dir.Open(opts.out_dir, opts.job, DefaultJobName(job->card.name));
+  if (!st.ok()) return Stop(err, st, kExitBadInput);
+  // Resume or new: an existing job is continued, never overwritten.
+  job->resuming = ReadFileToString(job->dir.path() + "/run.json", &job->old_run_text).ok();
+  if (access(job->dir.path().c_str(), W_OK) != 0)
+    return Stop(err, Status::InvalidInput(job->dir.path() + ": output folder is not writable"), kExitBadInput);
+  const ServerConfig& server = job->card.server;
+  if (!server.api_key_env.empty()) {
+    const char* t = std::getenv(server.api_key_env.c_str());
+    if (!t || !*t)
+      return Stop(err, Status::InvalidInput(job->card.path + ": server.api_key_env: the environment variable " +
+                                            server.api_key_env + " is not set"),
+                  kExitBadInput);
+    job->token = t;
+  }
+  return std::nullopt;
+}
+
+}  // namespace run_internal
+}  // namespace evalrun

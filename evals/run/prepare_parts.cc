@@ -1,0 +1,103 @@
+// Preparing the parts: before the server what needs none (data, selection,
+// prompts; a procedure's checks), after it what needs its context or its
+// tokenizer; every item then checked against the context of one request
+// (evals/run/context_check.h) before any request.
+#include "evals/base/exit_codes.h"
+#include "evals/run/context_check.h"
+#include "evals/run/run_steps.h"
+#include "evals/server/server_tokenizer.h"
+
+namespace evalrun::run_internal {
+namespace {
+
+PartContext ContextFor(const Job& job, const PartRun& r) {
+  PartContext ctx;
+  ctx.card = &job.card;
+  ctx.settings = &r.settings;
+  ctx.data_dir = job.data_dir;
+  ctx.limit = job.limit;
+  return ctx;
+}
+
+// The server's tokenizer for a part that needs it; a byte-based estimate
+// where the server cannot count and the part allows it.
+StepExit MakeTokenizer(const Job& job, const Server& server, const PartRun& r, std::unique_ptr<Tokenizer>* out,
+                       FILE* err) {
+  const Card& card = job.card;
+  std::unique_ptr<Tokenizer> tok =
+      MakeServerTokenizer(MakeHttpTransport(server.origin, job.token), card.server, card.thinking);
+  int probe = 0;
+  Status st = tok->Count("probe", &probe);
+  if (!st.ok()) {
+    if (!AcceptsEstimatedTokens(*r.def, r.settings))
+      return Stop(err,
+                  Status::Unavailable("part " + r.name + ": " + st.message() + ". Set parts." + r.name + "." +
+                                      kAllowEstimatedTokensKey +
+                                      " to use a byte-based estimate with a safety margin instead"),
+                  kExitUnreachable);
+    std::fprintf(err, "evalrun: %s: warning: %s; using the byte-based estimate with a safety margin (parts.%s.%s)\n",
+                 r.name.c_str(), st.message().c_str(), r.name.c_str(), kAllowEstimatedTokensKey);
+    tok = MakeEstimatingTokenizer();
+  }
+  *out = std::move(tok);
+  return std::nullopt;
+}
+
+// Items that cannot fit one request refused (exit 1) or, where the part
+// says so, left out and listed in info.skipped with what FitToContext left out.
+StepExit CheckItems(const Job& job, int64_t request_ctx, PartRun* r, FILE* err) {
+  nlohmann::json& skipped = r->context.skipped;
+  Status st = CheckItemsFit(r->name, request_ctx, r->context.skip_items, &r->prepared.items, &skipped);
+  if (!st.ok()) return Stop(err, st, kExitBadInput);
+  if (!skipped.empty()) {
+    nlohmann::json& info_skipped = r->prepared.info["skipped"];
+    if (!info_skipped.is_array()) info_skipped = nlohmann::json::array();
+    for (const auto& s : skipped) info_skipped.push_back(s);
+  }
+  for (size_t i = 0; i < r->prepared.items.size(); ++i) r->index_by_id[r->prepared.items[i].id] = static_cast<int>(i);
+  for (const auto& n : r->prepared.notes) std::fprintf(err, "evalrun: %s: %s\n", r->name.c_str(), n.c_str());
+  r->dir = job.dir.path() + "/" + r->name;
+  return std::nullopt;
+}
+
+}  // namespace
+
+StepExit PrepareBeforeServer(Job* job, FILE* err) {
+  for (auto& r : job->parts) {
+    if (r.def->needs_tokenizer) continue;
+    Status st = r.part->Prepare(ContextFor(*job, r), &r.prepared);
+    if (!st.ok()) return Stop(err, st.Prefixed("part " + r.name), kExitBadInput);
+  }
+  for (auto& r : job->procedures) {
+    Status st = r.procedure->Check(ContextFor(*job, r));
+    if (!st.ok()) return Stop(err, st.Prefixed("part " + r.name), kExitBadInput);
+  }
+  return std::nullopt;
+}
+
+StepExit PrepareAfterServer(Job* job, const Server& server, FILE* err) {
+  // The context one request can have: every length and counted prompt is
+  // checked against it before any request.
+  const int64_t request_ctx = server.props.n_ctx;
+  for (auto& r : job->parts) {
+    Status st = r.part->FitToContext(request_ctx, &r.settings, &r.context);
+    for (const auto& s : r.context.skipped)
+      std::fprintf(err, "evalrun: %s: skipped: %s\n", r.name.c_str(), s["reason"].get<std::string>().c_str());
+    if (!st.ok()) return Stop(err, Status::InvalidInput(job->card.path + ": " + st.message()), kExitBadInput);
+  }
+  for (auto& r : job->parts) {
+    if (!r.def->needs_tokenizer) continue;
+    std::unique_ptr<Tokenizer> tok;
+    if (StepExit e = MakeTokenizer(*job, server, r, &tok, err)) return e;
+    PartContext ctx = ContextFor(*job, r);
+    ctx.tokenizer = tok.get();
+    std::fprintf(err, "evalrun: %s: preparing prompts with the server's tokenizer\n", r.name.c_str());
+    Status st = r.part->Prepare(ctx, &r.prepared);
+    if (!st.ok()) return Stop(err, st.Prefixed("part " + r.name), kExitBadInput);
+  }
+  for (auto& r : job->parts)
+    if (StepExit e = CheckItems(*job, request_ctx, &r, err)) return e;
+  return std::nullopt;
+}
+
+}  // namespace evalrun::run_internal

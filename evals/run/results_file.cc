@@ -1,0 +1,69 @@
+// results.json (docs/results-schema.md), rewritten atomically each time a
+// part finishes, and the short table on stdout.
+#include <map>
+
+#include "evals/base/json_fields.h"
+#include "evals/run/results.h"
+#include "evals/run/run_files.h"
+#include "evals/run/run_steps.h"
+
+namespace evalrun::run_internal {
+
+std::vector<SampleRecord> InItemOrder(const PartRun& r, std::vector<SampleRecord> records) {
+  std::map<int, SampleRecord> by_index;
+  for (SampleRecord& rec : records) {
+    auto it = r.index_by_id.find(rec.id);
+    if (it != r.index_by_id.end()) by_index[it->second] = std::move(rec);
+  }
+  std::vector<SampleRecord> out;
+  out.reserve(by_index.size());
+  for (auto& [i, rec] : by_index) out.push_back(std::move(rec));
+  return out;
+}
+
+void AddPartKeys(const PartRun& r, nlohmann::json* result) {
+  if (r.def->verdict) (*result)["kind"] = VerdictKindName(*r.def->verdict);
+  (*result)["info"] = r.prepared.info;
+}
+
+Status WriteResults(const std::string& job_dir, const Card& card, const std::string& job,
+                    const nlohmann::json& parts_done, const nlohmann::json& extra) {
+  nlohmann::json res;
+  std::string old_text;
+  const std::string path = job_dir + "/results.json";
+  if (ReadFileToString(path, &old_text).ok()) {
+    auto old = nlohmann::json::parse(old_text, nullptr, false);
+    if (!old.is_discarded() && old.is_object()) res = old;
+  }
+  res["schema"] = kResultsSchema;
+  res["job"] = job;
+  res["card"] = {{"name", card.name}, {"path", card.path}, {"sha256", card.sha256}};
+  res["model"] = card.model;
+  res["engine"] = card.engine;
+  res["hardware"] = card.hardware_raw;
+  res["sampling"] = {{"temperature", card.sampling.temperature}, {"top_k", card.sampling.top_k},
+                     {"top_p", card.sampling.top_p}, {"seed", card.sampling.seed}};
+  res["thinking"] = card.thinking;
+  if (!res.contains("parts") || !res["parts"].is_object()) res["parts"] = nlohmann::json::object();
+  for (auto& [k, v] : parts_done.items()) res["parts"][k] = v;
+  for (auto& [k, v] : extra.items()) res[k] = v;
+  return WriteFileAtomically(path, res.dump(2) + "\n");
+}
+
+void PrintTable(FILE* out, const std::vector<PartRun>& runs, const nlohmann::json& parts) {
+  std::fprintf(out, "\n%-10s %8s %6s %8s %8s %8s %7s\n", "part", "score", "n", "stderr", "cut_off", "no_ans",
+               "failed");
+  for (const auto& r : runs) {
+    if (!parts.contains(r.name)) continue;
+    const auto& p = parts[r.name];
+    auto num = [&](const char* k) { return p.contains(k) && p[k].is_number() ? p[k].get<double>() : 0.0; };
+    // A part that says its scale (RULER: 0-100) is shown as it is; the
+    // others are fractions.
+    const double scale = p.contains("score_scale") ? 1.0 : 100.0;
+    std::fprintf(out, "%-10s %7.2f%% %6d %7.2f%% %8d %8d %7d\n", r.name.c_str(), scale * num("score"),
+                 static_cast<int>(num("n")), scale * num("stderr"), static_cast<int>(num("cut_off")),
+                 static_cast<int>(num("no_answer")), static_cast<int>(num("failed")));
+  }
+}
+
+}  // namespace evalrun::run_internal

@@ -1,0 +1,162 @@
+// RunJob: the steps of a live run in order (evals/run/run_steps.h), the
+// procedure parts after the question sets, and the exit code.
+#include <unistd.h>
+
+#include "evals/base/exit_codes.h"
+#include "evals/run/noise_log.h"
+#include "evals/run/run_steps.h"
+#include "evals/run/utc_now.h"
+#include "evals/server/server_tokenizer.h"
+
+namespace evalrun {
+namespace run_internal {
+namespace {
+
+// How the run went, for the exit code.
+struct Tally {
+  nlohmann::json parts_done = nlohmann::json::object();
+  int failed = 0;
+  bool interrupted = false;
+};
+
+// Every question part through the pool; results.json after each.
+StepExit RunQuestionParts(Job* job, Server* server, NoiseLog* noise, CancelToken* cancel, Tally* tally, FILE* err) {
+  const Card& card = job->card;
+  RetryPolicy retry;
+  retry.retries = card.server.retries;
+  const std::string origin = server->origin, token = job->token;
+  RunServices s;
+  s.job = job;
+  s.server = server;
+  s.cancel = cancel;
+  s.err = err;
+  s.make_client = [&card, origin, token, retry, cancel]() -> std::unique_ptr<Client> {
+    return std::make_unique<OpenAiClient>(
+        MakeHttpTransport(origin, token, static_cast<size_t>(card.server.max_reply_mb) << 20), card.server, retry,
+        cancel);
+  };
+  // The server may go away and come back mid-run: the pool waits for it and
+  // checks that it still serves the same model (evals/server/server_watch.h).
+  HttpServerWatch watch(server->Transports(token), card.server, server->props, card.server.ready_timeout_s,
+                        [err](const std::string& line) { std::fprintf(err, "\nevalrun: %s\n", line.c_str()); });
+  s.watch = &watch;
+  // Whether the slots share one KV cache (evals/server/kv_capacity.h).
+  s.kv = ResolveKvCapacity(card.server, job->managed ? card.server.command : std::vector<std::string>(),
+                           card.server.context, server->props, server->transport.get());
+  if (card.load_sampling.guard) s.pause = [noise] { return noise->sampler()->ShouldPause(); };
+  s.tty = isatty(fileno(err));
+  for (auto& r : job->parts) {
+    if (cancel->cancelled()) break;
+    PartOutcome o;
+    if (StepExit e = RunQuestionPart(&r, s, &o)) return e;
+    tally->parts_done[r.name] = o.result;
+    tally->failed += o.failed;
+    if (cancel->cancelled()) tally->interrupted = true;
+    nlohmann::json extra = {{"finished_utc", UtcNow()}, {"server", server->props.ToJson()},
+                            {"noise", noise->sampler()->Summary()}};
+    Status st = WriteResults(job->dir.path(), card, job->dir.job(), tally->parts_done, extra);
+    if (!st.ok()) return Stop(err, st, kExitIncomplete);
+    if (!o.stopped.ok()) {
+      // The server changed model or build, or never came back: what was
+      // answered is kept (results.json says how far it got); resumable.
+      std::fprintf(err, "evalrun: %s: %s\n", r.name.c_str(), o.stopped.message().c_str());
+      if (job->managed) server->engine->Stop();
+      return o.stopped.code() == Status::Code::kChanged ? kExitIncomplete : kExitUnreachable;
+    }
+  }
+  return std::nullopt;
+}
+
+// What a procedure gets: the engine, transports, the GPU reading (the
+// card's GPU at its peak per step), a tokenizer factory, the log.
+ProcedureEnv EnvFor(const Job& job, const PartRun& r, Server* server, GpuReader* gpu, CancelToken* cancel,
+                    FILE* err) {
+  const Card& card = job.card;
+  ProcedureEnv env;
+  env.card = &card;
+  env.settings = &r.settings;
+  env.data_dir = job.data_dir;
+  env.engine = server->engine.get();
+  env.transports = server->Transports(job.token);
+  env.cancel = cancel;
+  const GpuSelector sel = CardGpu(card);
+  if (sel.kind != GpuSelector::Kind::kNone) {
+    env.gpu_mem_mib = [gpu, sel]() -> std::optional<double> {
+      GpuInfo g;
+      if (!gpu->Read(sel, &g).ok()) return std::nullopt;
+      return g.mem_used_mib;
+    };
+  }
+  env.make_tokenizer = [&card](std::unique_ptr<HttpTransport> t) {
+    return MakeServerTokenizer(std::move(t), card.server, card.thinking);
+  };
+  env.log = [err](const std::string& l) { std::fprintf(err, "evalrun: %s\n", l.c_str()); };
+  return env;
+}
+
+// The procedures, each on this thread with the managed engine stopped.
+StepExit RunProcedures(Job* job, Server* server, NoiseLog* noise, CancelToken* cancel, Tally* tally, FILE* out,
+                       FILE* err) {
+  RealCommandRunner smi_runner;
+  GpuReader gpu(&smi_runner);
+  for (auto& r : job->procedures) {
+    if (cancel->cancelled()) break;
+    nlohmann::json result;
+    Status st = r.procedure->Run(EnvFor(*job, r, server, &gpu, cancel, err), &result);
+    if (st.code() == Status::Code::kCancelled) tally->interrupted = true;
+    else if (!st.ok()) return Stop(err, st.Prefixed("part " + r.name), kExitUnreachable);
+    tally->parts_done[r.name] = result;
+    st = WriteResults(job->dir.path(), job->card, job->dir.job(), tally->parts_done,
+                      {{"finished_utc", UtcNow()}, {"noise", noise->sampler()->Summary()}});
+    if (!st.ok()) return Stop(err, st, kExitIncomplete);
+    const std::string headline = r.procedure->Headline(result);
+    if (!headline.empty()) std::fprintf(out, "\n%s\n", headline.c_str());
+  }
+  return std::nullopt;
+}
+
+int Finish(const Job& job, const Tally& tally, NoiseLog* noise, CancelToken* cancel, FILE* out, FILE* err) {
+  PrintTable(out, job.parts, tally.parts_done);
+  std::fprintf(out, "\nmachine noise: %s\n", noise->sampler()->SummaryLine().c_str());
+  std::fprintf(out, "results: %s/results.json\n", job.dir.path().c_str());
+  if (tally.interrupted || cancel->cancelled()) {
+    std::fprintf(err, "evalrun: interrupted; answers are kept. Resume with the same command and --job %s\n",
+                 job.dir.job().c_str());
+    return kExitInterrupted;
+  }
+  if (tally.failed > job.card.max_failed) {
+    std::fprintf(err, "evalrun: %d requests failed (tolerance max_failed = %d); see */failed.jsonl. "
+                 "Run the same command with --job %s to ask them again\n", tally.failed, job.card.max_failed,
+                 job.dir.job().c_str());
+    return kExitIncomplete;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace run_internal
+
+int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
+  using namespace run_internal;
+  Job job;
+  Server server;
+  if (StepExit e = ResolveJob(opts, &job, err)) return *e;
+  if (StepExit e = PrepareBeforeServer(&job, err)) return *e;
+  if (StepExit e = StartServer(job, cancel, &server, err)) return *e;
+  if (StepExit e = PrepareAfterServer(&job, server, err)) return *e;
+  if (StepExit e = OpenRun(&job, server, err)) return *e;
+  if (StepExit e = LoadAnswered(&job, err)) return *e;
+
+  NoiseLog noise(job.card, server.origin, job.dir.path() + "/load.jsonl",
+                 job.managed ? static_cast<int>(server.engine->pid()) : 0, err);
+  Tally tally;
+  if (StepExit e = RunQuestionParts(&job, &server, &noise, cancel, &tally, err)) return *e;
+  if (job.managed && !job.parts.empty()) {
+    Status st = server.engine->Stop();
+    if (!st.ok()) std::fprintf(err, "evalrun: warning: engine: %s\n", st.message().c_str());
+  }
+  if (StepExit e = RunProcedures(&job, &server, &noise, cancel, &tally, out, err)) return *e;
+  return Finish(job, tally, &noise, cancel, out, err);
+}
+
+}  // namespace evalrun

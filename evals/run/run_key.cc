@@ -1,0 +1,147 @@
+// A job's identity across resumes: the run key (the card without the counts
+// a resumed job may change, the datasets' sha256, the server's build and
+// model), run.json, and what every part has answered already.
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <set>
+
+#include "evals/base/exit_codes.h"
+#include "evals/base/json_diff.h"
+#include "evals/run/run_files.h"
+#include "evals/run/run_steps.h"
+#include "evals/run/sample_codec.h"
+#include "evals/run/utc_now.h"
+
+namespace evalrun::run_internal {
+namespace {
+
+nlohmann::json HostInfo() {
+  nlohmann::json h;
+  char name[256] = {0};
+  gethostname(name, sizeof name - 1);
+  h["hostname"] = name;
+  struct utsname u;
+  if (uname(&u) == 0) h["kernel"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  h["cpus"] = sysconf(_SC_NPROCESSORS_ONLN);
+  return h;
+}
+
+// The card's JSON without the keys its parts leave out of the run key
+// (CardKey::in_run_key: the question counts), what must not change for a
+// job to be resumed.
+nlohmann::json RunKey(const Job& job, const ServerProps& props) {
+  nlohmann::json doc = nlohmann::json::parse(job.card.text, nullptr, false);
+  if (doc.is_object() && doc.contains("parts")) {
+    for (auto& [name, p] : doc["parts"].items()) {
+      const PartDefinition* def = FindPartDefinition(name);
+      if (!p.is_object() || !def) continue;
+      for (const CardKey& k : def->keys)
+        if (!k.in_run_key) p.erase(k.name);
+    }
+  }
+  doc.erase("name");
+  nlohmann::json key;
+  key["card"] = doc;
+  nlohmann::json ds = nlohmann::json::object();
+  for (const auto& r : job.parts)
+    if (r.prepared.info.contains("dataset")) ds[r.name] = r.prepared.info["dataset"].value("sha256", "");
+  key["datasets"] = ds;
+  key["build_info"] = props.build_info;
+  key["model_path"] = props.model_path;
+  return key;
+}
+
+// A resumed job's run.json, its run key compared with this run's.
+StepExit CheckResume(const Job& job, const nlohmann::json& run_key, nlohmann::json* run_json, FILE* err) {
+  const std::string& dir = job.dir.path();
+  *run_json = nlohmann::json::parse(job.old_run_text, nullptr, false);
+  if (run_json->is_discarded() || !run_json->is_object())
+    return Stop(err, Status::InvalidInput(dir + "/run.json: not valid JSON; cannot resume"), kExitBadInput);
+  const nlohmann::json old_key = run_json->value("run_key", nlohmann::json());
+  if (old_key == run_key) return std::nullopt;
+  std::string changes;
+  for (const auto& c : JsonChanges(old_key, run_key)) changes += "\n  " + c;
+  if (!job.force_resume)
+    return Stop(err,
+                Status::InvalidInput(dir + ": the job was started with another card, dataset or server build/model "
+                                     "(run key differs: old -> new):" + changes +
+                                     "\nrefusing to resume. Use another --job, or --force-resume to continue anyway"),
+                kExitBadInput);
+  std::fprintf(err, "evalrun: warning: resuming although the run key differs (--force-resume):%s\n", changes.c_str());
+  return std::nullopt;
+}
+
+// One part's samples.jsonl, each line through the part's codec.
+StepExit ReadAnswered(PartRun* r, FILE* err) {
+  SampleFileContents file;
+  const std::string path = r->dir + "/samples.jsonl";
+  Status st = LoadSampleFile(path, &file);
+  if (!st.ok()) return Stop(err, st, kExitBadInput);
+  if (file.dropped_torn_tail)
+    std::fprintf(err, "evalrun: %s: dropped a torn last line of samples.jsonl (a crash mid-write); "
+                 "that question is asked again\n", r->name.c_str());
+  r->answered.reserve(file.lines.size());
+  for (size_t i = 0; i < file.lines.size(); ++i) {
+    SampleRecord rec;
+    st = DecodeSample(*r->def->verdict, file.lines[i], path + ":" + std::to_string(file.line_numbers[i]), &rec);
+    if (!st.ok())
+      return Stop(err, Status::InvalidInput(st.message() + "; repair or delete that line, or start another --job"),
+                  kExitBadInput);
+    r->answered.push_back(std::move(rec));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+StepExit OpenRun(Job* job, const Server& server, FILE* err) {
+  const Card& card = job->card;
+  const nlohmann::json run_key = RunKey(*job, server.props);
+  nlohmann::json run_json;
+  if (job->resuming) {
+    if (StepExit e = CheckResume(*job, run_key, &run_json, err)) return e;
+  } else {
+    run_json["card"] = nlohmann::json::parse(card.text, nullptr, false);
+    run_json["card_path"] = card.path;
+    run_json["card_sha256"] = card.sha256;
+    run_json["evalrun"] = {{"version", EVALRUN_VERSION}, {"git_sha", EVALRUN_GIT_SHA}};
+    run_json["host"] = HostInfo();
+    run_json["started_utc"] = UtcNow();
+  }
+  run_json["run_key"] = run_key;
+  run_json["server"] = server.props.ToJson();
+  run_json["server"]["base_url"] = card.server.base_url;
+  run_json["slots"] = server.slots;
+  run_json["data_dir"] = job->data_dir;
+  if (!job->resuming) {
+    Status st = WriteFileAtomically(job->dir.path() + "/run.json", run_json.dump(2) + "\n");
+    if (!st.ok()) return Stop(err, st, kExitBadInput);
+  }
+  job->dir.Keep();
+  return std::nullopt;
+}
+
+StepExit LoadAnswered(Job* job, FILE* err) {
+  // Every part read (and checked) before any request; a torn last line is
+  // cut off and asked again.
+  std::string done_summary;
+  for (auto& r : job->parts) {
+    if (StepExit e = ReadAnswered(&r, err)) return e;
+    std::set<std::string> done;
+    for (const auto& rec : r.answered)
+      if (r.index_by_id.count(rec.id)) done.insert(rec.id);
+    done_summary += (done_summary.empty() ? "" : ", ") + r.name + " " + std::to_string(done.size()) + " of " +
+                    std::to_string(r.prepared.items.size());
+  }
+  if (!job->resuming) return std::nullopt;
+  if (job->parts.empty()) {
+    std::string names;
+    for (const auto& r : job->procedures) names += (names.empty() ? "" : ", ") + r.name;
+    done_summary = "(" + names + " only)";
+  }
+  std::fprintf(err, "evalrun: resuming job %s: answered before: %s\n", job->dir.job().c_str(), done_summary.c_str());
+  return std::nullopt;
+}
+
+}  // namespace evalrun::run_internal

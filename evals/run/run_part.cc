@@ -1,0 +1,143 @@
+// One question part through the request pool: the items not answered yet,
+// each prompt made whole only when sent, KV admission when the slots share
+// one cache, the writer scoring and writing each answer as it arrives, and
+// the part's object of results.json from its records.
+#include <algorithm>
+#include <set>
+
+#include "evals/base/exit_codes.h"
+#include "evals/run/answer_writer.h"
+#include "evals/run/context_check.h"
+#include "evals/run/progress.h"
+#include "evals/run/request_pool.h"
+#include "evals/run/results.h"
+#include "evals/run/run_files.h"
+#include "evals/run/run_steps.h"
+
+namespace evalrun::run_internal {
+namespace {
+
+// The method's fixed rules, applied to every request: the card's sampling
+// (greedy by default) and the thinking switch.
+Prompt WithCardSampling(Prompt p, const Card& card) {
+  p.params.temperature = card.sampling.temperature;
+  p.params.top_k = card.sampling.top_k;
+  p.params.top_p = card.sampling.top_p;
+  p.params.seed = card.sampling.seed;
+  p.params.enable_thinking = card.thinking;
+  return p;
+}
+
+// The items not answered yet, in item order.
+std::vector<size_t> Unanswered(const PartRun& r) {
+  std::set<std::string> answered;
+  for (const auto& rec : r.answered) answered.insert(rec.id);
+  std::vector<size_t> order;
+  for (size_t i = 0; i < r.prepared.items.size(); ++i)
+    if (!answered.count(r.prepared.items[i].id)) order.push_back(i);
+  return order;
+}
+
+// Each item's KV reservation; admission by tokens only when the slots
+// together could outgrow a shared cache.
+PoolOptions AdmissionOptions(const PartRun& r, const RunServices& s, size_t asked, bool* admission) {
+  PoolOptions o;
+  o.watch = s.watch;
+  int64_t largest = 0;
+  for (const Item& item : r.prepared.items) {
+    o.reserve_tokens.push_back(ReserveTokens(item));
+    largest = std::max(largest, o.reserve_tokens.back());
+  }
+  const KvCapacity& kv = s.kv;
+  const int slots = s.server->slots;
+  *admission = kv.shared && kv.tokens > 0 && largest * std::min<int64_t>(slots, asked) > kv.tokens;
+  if (!*admission) return o;
+  o.kv_capacity_tokens = kv.tokens;
+  std::fprintf(s.err, "evalrun: %s: the %d slots share one KV cache of %lld tokens (%s): a request starts only "
+               "when its prompt + max_tokens fit beside those in flight%s\n",
+               r.name.c_str(), slots, static_cast<long long>(kv.tokens), kv.source.c_str(),
+               kv.assumed ? ". If each slot has a cache of its own (llama-server -np without --kv-unified), "
+                            "set server.kv_cache to \"per_slot\" in the card"
+                          : "");
+  return o;
+}
+
+nlohmann::json AdmissionJson(const KvCapacity& kv, bool admission, const RequestPool& pool) {
+  nlohmann::json adm = kv.ToJson();
+  const PoolStats& st = pool.stats();
+  adm["admission"] = admission;
+  adm["capacity_final_tokens"] = admission ? nlohmann::json(pool.capacity_tokens()) : nlohmann::json();
+  adm["effective_concurrency"] = Round(pool.mean_in_flight(), 2);
+  adm["max_in_flight"] = st.max_in_flight.load();
+  adm["admission_waits"] = st.admission_waits.load();
+  adm["admission_wait_s"] = Round(st.admission_wait_us.load() / 1e6, 3);
+  adm["capacity_returns"] = st.capacity_returns.load();
+  adm["capacity_tightenings"] = st.tightenings.load();
+  return adm;
+}
+
+nlohmann::json OutagesJson(const RequestPool& pool) {
+  nlohmann::json outages = nlohmann::json::array();
+  for (const Outage& o : pool.outages())
+    outages.push_back({{"started_utc", o.started_utc}, {"seconds", Round(o.seconds, 1)}, {"requeued", o.requeued},
+                       {"recovered", o.recovered},
+                       {"error", o.error.empty() ? nlohmann::json() : nlohmann::json(o.error)}});
+  return outages;
+}
+
+// The part's object of results.json: its aggregate of the records, and the
+// runner's keys (docs/results-schema.md "keys every part has").
+nlohmann::json PartResult(const PartRun& r, std::vector<SampleRecord> records, int failed, const RunServices& s,
+                          const RequestPool& pool, bool admission) {
+  const std::vector<SampleRecord> scored = InItemOrder(r, std::move(records));
+  nlohmann::json result = r.part->Aggregate(scored, failed, r.prepared);
+  AddPartKeys(r, &result);
+  result["planned"] = r.prepared.items.size();
+  result["complete"] = scored.size() == r.prepared.items.size();
+  result["max_in_flight"] = pool.stats().max_in_flight.load();
+  result["slots"] = s.server->slots;
+  int too_long = 0;
+  for (const auto& rec : scored) too_long += rec.too_long.refused;
+  result["too_long"] = too_long;
+  result["admission"] = AdmissionJson(s.kv, admission, pool);
+  result["outages"] = OutagesJson(pool);
+  return result;
+}
+
+}  // namespace
+
+StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out) {
+  Status st = MakeDirs(r->dir);
+  if (!st.ok()) return Stop(s.err, st, kExitBadInput);
+  const std::vector<size_t> order = Unanswered(*r);
+  const Card& card = s.job->card;
+  // Each prompt is made whole (read back from the spool) only when sent.
+  const PromptSource prompts = [r, &card](size_t i, Prompt* p) {
+    EVALRUN_RETURN_IF_ERROR(LoadItemPrompt(r->prepared, r->prepared.items[i], p));
+    *p = WithCardSampling(std::move(*p), card);
+    return Status::Ok();
+  };
+  bool admission = false;
+  RequestPool pool(s.server->slots, s.make_client, AdmissionOptions(*r, s, order.size(), &admission));
+  const int total = static_cast<int>(r->prepared.items.size());
+  Progress progress(r->name, total, total - static_cast<int>(order.size()), s.server->slots, &pool.stats(), s.err,
+                    s.tty);
+  AnswerWriter writer(*r->part, r->prepared, &progress, s.cancel, std::move(r->answered));
+  st = writer.Open(r->dir);
+  if (!st.ok()) return Stop(s.err, st, kExitBadInput);
+  progress.Start();
+  pool.Run(
+      r->prepared.items.size(), prompts, order, [&](size_t i, const CallResult& res) { writer.OnAnswer(i, res); },
+      s.cancel, s.pause, [&] { writer.OnBatchEnd(); });
+  progress.Finish();
+  if (!writer.error().ok()) return Stop(s.err, writer.error(), kExitIncomplete);
+  if (writer.too_long() > 0)
+    std::fprintf(s.err, "evalrun: %s: %d prompts were longer than the server's context (HTTP 400); counted as "
+                 "too_long and wrong, not asked again\n", r->name.c_str(), writer.too_long());
+  out->failed = writer.failed();
+  out->result = PartResult(*r, writer.TakeRecords(), writer.failed(), s, pool, admission);
+  out->stopped = pool.stop_status();
+  return std::nullopt;
+}
+
+}  // namespace evalrun::run_internal

@@ -1,0 +1,144 @@
+// The steps of RunJob and ScoreJob (evals/run/runner.h), each in a file
+// named for its job:
+//   job_setup.cc      ResolveJob: the card, its parts, the job folder and its lock
+//   prepare_parts.cc  PrepareBeforeServer, PrepareAfterServer
+//   server_start.cc   StartServer: the managed engine, /health, /props, slots
+//   run_key.cc        OpenRun (run key, run.json, resume check), LoadAnswered
+//   run_part.cc       RunQuestionPart: the pool, the writer, the records, the result
+//   results_file.cc   WriteResults, PrintTable, the result's common keys
+//   run_job.cc        RunJob: the steps in order, the procedures, the exit code
+//   score_job.cc      ScoreJob
+// A step that ends the job prints its message on `err` and returns the exit
+// code (evals/base/exit_codes.h); nullopt: go on.
+//
+// Thread-safety: the steps run on the caller's thread; only the pool's
+// workers and the writer run elsewhere (run_part.cc, answer_writer.h).
+#ifndef EVALRUN_EVALS_RUN_RUN_STEPS_H_
+#define EVALRUN_EVALS_RUN_RUN_STEPS_H_
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evals/base/cancel.h"
+#include "evals/run/card.h"
+#include "evals/run/job_dir.h"
+#include "evals/run/part.h"
+#include "evals/run/part_registry.h"
+#include "evals/run/runner.h"
+#include "evals/run/sample_record.h"
+#include "evals/server/client.h"
+#include "evals/server/engine.h"
+#include "evals/server/kv_capacity.h"
+#include "evals/server/server_watch.h"
+#include "evals/server/http.h"
+#include "evals/server/server_info.h"
+
+namespace evalrun::run_internal {
+
+using StepExit = std::optional<int>;
+
+// Prints "evalrun: <message>" on `err`; returns `code`.
+StepExit Stop(FILE* err, const Status& st, int code);
+
+// One part of the job: a question set (part) or a procedure.
+struct PartRun {
+  std::string name;
+  const PartDefinition* def = nullptr;
+  PartSettings settings;                  // the card's, narrowed by Part::FitToContext
+  std::unique_ptr<Part> part;             // a question set, or
+  std::unique_ptr<ProcedurePart> procedure;
+  PreparedPart prepared;
+  std::unordered_map<std::string, int> index_by_id;  // Item::id -> index in prepared.items
+  ContextFit context;                     // what FitToContext left out
+  std::string dir;                        // <job>/<name>
+  std::vector<SampleRecord> answered;     // read back from samples.jsonl on resume
+};
+
+struct Job {
+  Card card;
+  std::vector<PartRun> parts;        // the question sets, in run order
+  std::vector<PartRun> procedures;   // the others (fit), in run order
+  std::string data_dir;
+  std::string token;                 // the bearer token (server.api_key_env), never written
+  JobDir dir;                        // <out>/<job>, locked for this process
+  bool resuming = false;
+  std::string old_run_text;          // run.json as found (resuming)
+  bool managed = false;              // server.command: evalrun starts the engine
+  int limit = -1;                    // --limit
+  bool force_resume = false;
+};
+
+struct Server {
+  std::string origin;
+  std::unique_ptr<Engine> engine;    // managed, or the server at base_url
+  std::unique_ptr<HttpTransport> transport;
+  ServerProps props;
+  int slots = 1;
+  TransportFactory Transports(const std::string& token) const;
+};
+
+// Resolves the names asked for (`flag`: "--parts", "--part"; empty: all the
+// card's parts in run order) into job->parts and, when `procedures` is set,
+// job->procedures (else a procedure is noted and left out).
+Status ResolveParts(const Card& card, const std::vector<std::string>& asked, const std::string& flag,
+                    bool procedures, Job* job, std::vector<std::string>* notes);
+
+// The card, the parts, the job folder (claimed and locked), the token.
+StepExit ResolveJob(const RunOptions& opts, Job* job, FILE* err);
+// Everything that needs no server, checked before any request.
+StepExit PrepareBeforeServer(Job* job, FILE* err);
+// The engine started (managed), /health, /props, the slots.
+StepExit StartServer(const Job& job, CancelToken* cancel, Server* server, FILE* err);
+// FitToContext, the parts that need the tokenizer, every item against the context.
+StepExit PrepareAfterServer(Job* job, const Server& server, FILE* err);
+// The run key checked against a resumed job's (or run.json written); the
+// job folder kept from then on.
+StepExit OpenRun(Job* job, const Server& server, FILE* err);
+// Every part's samples.jsonl read back through its codec before any request.
+StepExit LoadAnswered(Job* job, FILE* err);
+
+// What every question part's run shares: the server, the clients, the
+// watchers (RunJob makes them once, after OpenRun).
+struct RunServices {
+  const Job* job = nullptr;
+  Server* server = nullptr;
+  CancelToken* cancel = nullptr;
+  FILE* err = nullptr;
+  ClientFactory make_client;          // one OpenAiClient per pool worker
+  ServerWatch* watch = nullptr;       // outages and a changed server (evals/server/server_watch.h)
+  KvCapacity kv;                      // whether the slots share one KV cache
+  std::function<bool()> pause;        // the noise guard (may be empty)
+  bool tty = false;                   // progress overprinted on a terminal
+};
+
+struct PartOutcome {
+  nlohmann::json result;  // the part's object of results.json
+  int failed = 0;         // requests that failed after their retries
+  Status stopped;         // why the pool stopped early (server gone or changed); Ok otherwise
+};
+
+// Sends the part's unanswered items through the pool; the writer scores and
+// writes each answer as it arrives. A write error ends the job (exit 3).
+StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out);
+
+// The runner's own keys of a part's results object.
+void AddPartKeys(const PartRun& r, nlohmann::json* result);
+// <job dir>/results.json with `parts_done` merged into what it holds.
+Status WriteResults(const std::string& job_dir, const Card& card, const std::string& job,
+                    const nlohmann::json& parts_done, const nlohmann::json& extra);
+void PrintTable(FILE* out, const std::vector<PartRun>& runs, const nlohmann::json& parts);
+
+// The records of `r` for its items, in item order (a record for an id not
+// asked now is left out; of two for one id the last counts).
+std::vector<SampleRecord> InItemOrder(const PartRun& r, std::vector<SampleRecord> records);
+
+}  // namespace evalrun::run_internal
+
+#endif  // EVALRUN_EVALS_RUN_RUN_STEPS_H_

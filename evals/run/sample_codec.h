@@ -1,0 +1,46 @@
+// samples.jsonl lines <-> SampleRecord (evals/run/sample_record.h): the edge
+// where sample JSON becomes typed and back, in exactly the format
+// docs/results-schema.md describes (field names and types as written by
+// every earlier evalrun, so old files still read).
+//
+// A line is the common fields (id, category, prompt_sha256, max_tokens,
+// response, reasoning, unclosed_think, finish_reason, prompt_tokens,
+// completion_tokens, latency_ms, attempts, timings, and too_long with
+// error, server_prompt_tokens, server_n_ctx), the verdict's fields, written
+// and read by one codec per verdict kind:
+//   choice       extracted (letter or null), correct, cut_off, no_answer
+//   instruction  instruction_id_list, strict and loose
+//                {follow_all_instructions, follow_instruction_list},
+//                cut_off, correct (= strict.follow_all_instructions)
+//   fraction     score (0..1), cut_off, null
+// and every other key: the part's item fields (gold, subdomain, task, ...).
+//
+// Decoding names the line and the field: "runs/x/ifeval/samples.jsonl:12:
+// instruction_id_list: expected an array of strings". Common fields a line
+// lacks take their defaults (hand-made files); the verdict's main field
+// (correct, strict, score) is required.
+//
+// Thread-safety: pure functions.
+#ifndef EVALRUN_EVALS_RUN_SAMPLE_CODEC_H_
+#define EVALRUN_EVALS_RUN_SAMPLE_CODEC_H_
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "evals/base/status.h"
+#include "evals/run/sample_record.h"
+#include "evals/run/verdict.h"
+
+namespace evalrun {
+
+// The line of `r` (its verdict's codec by the verdict's kind).
+nlohmann::json EncodeSample(const SampleRecord& r);
+
+// Reads `line` as a sample of `kind`. `where` names it in messages
+// ("<path>:<line number>"). InvalidInput names where and the field.
+Status DecodeSample(VerdictKind kind, const nlohmann::json& line, const std::string& where, SampleRecord* out);
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_RUN_SAMPLE_CODEC_H_

@@ -1,0 +1,46 @@
+#include "evals/run/verdict.h"
+
+namespace evalrun {
+namespace {
+
+constexpr const char* kNames[] = {"choice", "instruction", "fraction"};
+
+}  // namespace
+
+const char* VerdictKindName(VerdictKind kind) { return kNames[static_cast<int>(kind)]; }
+
+bool VerdictKindByName(std::string_view name, VerdictKind* kind) {
+  for (int i = 0; i < 3; ++i) {
+    if (name == kNames[i]) {
+      *kind = static_cast<VerdictKind>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+VerdictKind KindOf(const Verdict& v) { return static_cast<VerdictKind>(v.index()); }
+
+double HeadlineScore(const Verdict& v) {
+  if (const auto* c = std::get_if<ChoiceVerdict>(&v)) return c->correct ? 1.0 : 0.0;
+  if (const auto* i = std::get_if<InstructionVerdict>(&v)) return i->strict.all ? 1.0 : 0.0;
+  return std::get<FractionVerdict>(v).score;
+}
+
+bool IsCutOff(const Verdict& v) {
+  return std::visit([](const auto& x) { return x.cut_off; }, v);
+}
+
+void MarkTooLong(Verdict* v) {
+  if (auto* c = std::get_if<ChoiceVerdict>(v)) {
+    c->cut_off = false;
+    c->no_answer = false;
+  } else if (auto* i = std::get_if<InstructionVerdict>(v)) {
+    i->cut_off = false;
+  } else if (auto* f = std::get_if<FractionVerdict>(v)) {
+    f->cut_off = false;
+    f->null = false;
+  }
+}
+
+}  // namespace evalrun

@@ -1,0 +1,78 @@
+// What a part's scorer says about one answer, typed: one struct per kind of
+// part (multiple choice, instruction following, a fraction of credit). A
+// verdict is made once, by the writer thread as the answer arrives (Part::
+// Score, evals/run/part.h), written into samples.jsonl by its codec
+// (evals/run/sample_codec.h) and read back from there by everything after:
+// the results, `compare`, `report`. Nothing downstream works out a verdict
+// again from the text or from field names.
+//
+// Thread-safety: plain values.
+#ifndef EVALRUN_EVALS_RUN_VERDICT_H_
+#define EVALRUN_EVALS_RUN_VERDICT_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace evalrun {
+
+// The kinds, named in results.json (`parts.<name>.kind`) as "choice",
+// "instruction", "fraction".
+enum class VerdictKind { kChoice, kInstruction, kFraction };
+
+const char* VerdictKindName(VerdictKind kind);
+// False (and *kind untouched) for a name that is none of the three.
+bool VerdictKindByName(std::string_view name, VerdictKind* kind);
+
+// Multiple choice: a letter read from the answer (or none), against the
+// gold letter. A cut-off answer (finish_reason "length") is wrong whatever
+// its text; no letter is "no answer" (wrong, never a random guess).
+struct ChoiceVerdict {
+  std::optional<char> extracted;
+  bool correct = false;
+  bool cut_off = false;
+  bool no_answer = false;
+};
+
+// Instruction following (IFEval): one verdict per instruction of the
+// prompt, strict and loose, and whether all were followed.
+struct InstructionLevel {
+  bool all = false;                  // follow_all_instructions
+  std::vector<bool> per_instruction; // follow_instruction_list, one per id
+};
+struct InstructionVerdict {
+  std::vector<std::string> instruction_ids;  // instruction_id_list
+  InstructionLevel strict;
+  // Written always; a line read without one (older hand-made files) has
+  // none, and the loose metrics are then left out by `compare`.
+  std::optional<InstructionLevel> loose;
+  bool cut_off = false;
+};
+
+// A fraction of credit in [0, 1] (RULER's string match), `null` when the
+// answer was empty after the part's post-processing.
+struct FractionVerdict {
+  double score = 0;
+  bool cut_off = false;
+  bool null = false;
+};
+
+using Verdict = std::variant<ChoiceVerdict, InstructionVerdict, FractionVerdict>;
+
+VerdictKind KindOf(const Verdict& v);
+
+// The answer's share of the headline score: 1 or 0 (choice: correct;
+// instruction: strict, all followed), or the fraction.
+double HeadlineScore(const Verdict& v);
+
+bool IsCutOff(const Verdict& v);
+
+// A prompt the server refused as longer than its context: wrong, and
+// neither cut off, nor "no answer", nor null (it is counted apart).
+void MarkTooLong(Verdict* v);
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_RUN_VERDICT_H_

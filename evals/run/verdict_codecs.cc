@@ -1,0 +1,140 @@
+// One codec per verdict kind: its fields in a samples.jsonl line (the
+// format of docs/results-schema.md, "<part>/samples.jsonl").
+#include "evals/run/verdict_codec.h"
+
+namespace evalrun::codec_internal {
+namespace {
+
+using nlohmann::json;
+
+class ChoiceCodec : public VerdictCodec {
+ public:
+  const std::vector<std::string>& Keys() const override {
+    static const std::vector<std::string> kKeys = {"extracted", "correct", "cut_off", "no_answer"};
+    return kKeys;
+  }
+
+  void Encode(const Verdict& v, json* line) const override {
+    const ChoiceVerdict& c = std::get<ChoiceVerdict>(v);
+    (*line)["extracted"] = c.extracted ? json(std::string(1, *c.extracted)) : json();
+    (*line)["cut_off"] = c.cut_off;
+    (*line)["no_answer"] = c.no_answer;
+    (*line)["correct"] = c.correct;
+  }
+
+  Status Decode(const LineReader& in, Verdict* out) const override {
+    ChoiceVerdict c;
+    const json* x = in.Find("extracted");
+    if (x && !x->is_null()) {
+      if (!x->is_string() || x->get_ref<const std::string&>().size() != 1)
+        return in.Expected("extracted", "a letter or null", x);
+      c.extracted = x->get_ref<const std::string&>()[0];
+    }
+    EVALRUN_RETURN_IF_ERROR(in.Bool("correct", &c.correct, true));
+    EVALRUN_RETURN_IF_ERROR(in.Bool("cut_off", &c.cut_off));
+    EVALRUN_RETURN_IF_ERROR(in.Bool("no_answer", &c.no_answer));
+    *out = std::move(c);
+    return Status::Ok();
+  }
+};
+
+json LevelJson(const InstructionLevel& l) {
+  return {{"follow_all_instructions", l.all}, {"follow_instruction_list", l.per_instruction}};
+}
+
+// strict / loose: {follow_all_instructions, follow_instruction_list}, one
+// flag per instruction id.
+Status DecodeLevel(const LineReader& in, const std::string& mode, size_t ids, InstructionLevel* out) {
+  const json* v = in.Find(mode);
+  if (!v || !v->is_object()) return in.Expected(mode, "an object", v);
+  auto all = v->find("follow_all_instructions");
+  if (all == v->end() || !all->is_boolean())
+    return in.Expected(mode + ".follow_all_instructions", "true or false", all == v->end() ? nullptr : &*all);
+  out->all = all->get<bool>();
+  auto list = v->find("follow_instruction_list");
+  if (list == v->end() || !list->is_array() || list->size() != ids)
+    return in.Error(mode + ".follow_instruction_list", "expected " + std::to_string(ids) +
+                                                           " booleans (one per instruction_id_list entry)");
+  out->per_instruction.clear();
+  for (size_t j = 0; j < list->size(); ++j) {
+    const json& f = (*list)[j];
+    if (!f.is_boolean())
+      return in.Expected(mode + ".follow_instruction_list[" + std::to_string(j) + "]", "true or false", &f);
+    out->per_instruction.push_back(f.get<bool>());
+  }
+  return Status::Ok();
+}
+
+class InstructionCodec : public VerdictCodec {
+ public:
+  const std::vector<std::string>& Keys() const override {
+    static const std::vector<std::string> kKeys = {"instruction_id_list", "strict", "loose", "cut_off", "correct"};
+    return kKeys;
+  }
+
+  void Encode(const Verdict& v, json* line) const override {
+    const InstructionVerdict& i = std::get<InstructionVerdict>(v);
+    (*line)["instruction_id_list"] = i.instruction_ids;
+    (*line)["strict"] = LevelJson(i.strict);
+    (*line)["loose"] = LevelJson(i.loose ? *i.loose : i.strict);
+    (*line)["cut_off"] = i.cut_off;
+    (*line)["correct"] = i.strict.all;
+  }
+
+  Status Decode(const LineReader& in, Verdict* out) const override {
+    InstructionVerdict i;
+    EVALRUN_RETURN_IF_ERROR(in.Strings("instruction_id_list", &i.instruction_ids, true));
+    EVALRUN_RETURN_IF_ERROR(DecodeLevel(in, "strict", i.instruction_ids.size(), &i.strict));
+    if (in.Find("loose")) {
+      InstructionLevel loose;
+      EVALRUN_RETURN_IF_ERROR(DecodeLevel(in, "loose", i.instruction_ids.size(), &loose));
+      i.loose = std::move(loose);
+    }
+    EVALRUN_RETURN_IF_ERROR(in.Bool("cut_off", &i.cut_off));
+    *out = std::move(i);
+    return Status::Ok();
+  }
+};
+
+class FractionCodec : public VerdictCodec {
+ public:
+  const std::vector<std::string>& Keys() const override {
+    static const std::vector<std::string> kKeys = {"score", "cut_off", "null"};
+    return kKeys;
+  }
+
+  void Encode(const Verdict& v, json* line) const override {
+    const FractionVerdict& f = std::get<FractionVerdict>(v);
+    (*line)["score"] = f.score;
+    (*line)["cut_off"] = f.cut_off;
+    (*line)["null"] = f.null;
+  }
+
+  Status Decode(const LineReader& in, Verdict* out) const override {
+    FractionVerdict f;
+    const json* s = in.Find("score");
+    if (!s || !s->is_number() || s->get<double>() < 0 || s->get<double>() > 1)
+      return in.Expected("score", "a number in [0, 1]", s);
+    f.score = s->get<double>();
+    EVALRUN_RETURN_IF_ERROR(in.Bool("cut_off", &f.cut_off));
+    EVALRUN_RETURN_IF_ERROR(in.Bool("null", &f.null));
+    *out = f;
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+const VerdictCodec& CodecFor(VerdictKind kind) {
+  static const ChoiceCodec kChoice;
+  static const InstructionCodec kInstruction;
+  static const FractionCodec kFraction;
+  switch (kind) {
+    case VerdictKind::kChoice: return kChoice;
+    case VerdictKind::kInstruction: return kInstruction;
+    case VerdictKind::kFraction: return kFraction;
+  }
+  return kChoice;
+}
+
+}  // namespace evalrun::codec_internal
