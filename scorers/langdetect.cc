@@ -8,13 +8,13 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <sstream>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
+#include "evals/base/files.h"
 #include "scorers/py_unicode.h"
 
 namespace evalrun {
@@ -233,20 +233,6 @@ Status ParseMessages(const std::string& path, const std::string& content,
   return Status::Ok();
 }
 
-Status ReadFile(const std::string& path, std::string* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) return Status::NotFound(path + ": no such file");
-    return Status::IoError(path + ": cannot open");
-  }
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) return Status::IoError(path + ": read failed");
-  *out = std::move(ss).str();
-  return Status::Ok();
-}
-
 }  // namespace
 
 struct LangDetector::PendingGram {
@@ -257,7 +243,7 @@ struct LangDetector::PendingGram {
 
 Status LangDetector::LoadMessages(const std::string& path) {
   std::string content;
-  EVALRUN_RETURN_IF_ERROR(ReadFile(path, &content));
+  EVALRUN_RETURN_IF_ERROR(ReadFileToString(path, &content));
   std::vector<std::pair<std::string, std::u32string>> entries;
   EVALRUN_RETURN_IF_ERROR(ParseMessages(path, content, &entries));
   auto get = [&](const std::string& key, std::u32string* value) -> Status {
@@ -416,7 +402,7 @@ class ProfileReader : public nlohmann::json_sax<nlohmann::json> {
 Status LangDetector::AddProfile(const std::string& path, size_t index,
                                 std::vector<PendingGram>* grams) {
   std::string content;
-  EVALRUN_RETURN_IF_ERROR(ReadFile(path, &content));
+  EVALRUN_RETURN_IF_ERROR(ReadFileToString(path, &content));
   ProfileReader reader;
   bool parsed = false;
   try {
