@@ -17,6 +17,7 @@
 
 #include "datasets/zip_reader.h"
 #include "evals/base/exit_codes.h"
+#include "evals/base/files.h"
 #include "evals/server/http.h"
 #include "evals/base/json_fields.h"
 #include "evals/base/near_miss.h"
@@ -171,45 +172,7 @@ Status ResolveTargets(const std::vector<Manifest>& manifests, const std::vector<
 }
 
 // ---------------------------------------------------------------------------
-// Files.
-
-int64_t FileSize(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : -1;
-}
-
-Status MakeDirs(const std::string& dir) {
-  std::string cur;
-  size_t pos = 0;
-  while (pos != std::string::npos) {
-    pos = dir.find('/', pos + 1);
-    cur = dir.substr(0, pos);
-    if (cur.empty()) continue;
-    if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
-      return Status::IoError(cur + ": cannot create folder: " + std::strerror(errno));
-  }
-  return Status::Ok();
-}
-
-std::string DirName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
-Status WriteFile(const std::string& path, const std::string& bytes) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return Status::IoError(path + ": cannot open for writing: " + std::strerror(errno));
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok) return Status::IoError(path + ": write failed: " + std::strerror(errno));
-  return Status::Ok();
-}
-
-Status RenameFile(const std::string& from, const std::string& to) {
-  if (std::rename(from.c_str(), to.c_str()) != 0)
-    return Status::IoError("cannot rename " + from + " to " + to + ": " + std::strerror(errno));
-  return Status::Ok();
-}
+// Checks, and the texts of the requests.
 
 // Checks a file against its manifest entry: "" when it matches, else why not.
 std::string Mismatch(const std::string& path, const ManifestFile& mf, std::string* found_sha) {
@@ -400,7 +363,7 @@ struct Fetcher {
     }
     if (src.sort_lines) bytes = SortLines(bytes);
     const std::string part = data_dir + "/" + mf.path + ".part";
-    st = WriteFile(part, bytes);
+    st = WriteFileBytes(part, bytes);
     if (!st.ok()) {
       *msg = st.message();
       return Outcome::kBad;
@@ -552,7 +515,7 @@ struct Fetcher {
     const ManifestFile& mf = *t.file;
     const std::string dest = data_dir + "/" + mf.path;
     *was_present = false;
-    Status st = MakeDirs(DirName(dest));
+    Status st = MakeDirectories(DirName(dest));
     if (!st.ok()) {
       *msg = st.message();
       return Outcome::kBad;

@@ -19,55 +19,22 @@
 // A non-null argument the instruction does not take is an error (upstream:
 // TypeError).
 //
-// Thread-safety: a built instruction is immutable; Check may be called from
-// many threads at once, given resources that are themselves thread-safe
-// (PunktModel::Split and LangDetector::Detect are const and thread-safe).
+// The instruction interface and the resources it checks with are in
+// ifeval_instruction.h; the checkers, by family, in ifeval_check_*.cc.
 #ifndef EVALRUN_SCORERS_IFEVAL_CHECKERS_H_
 #define EVALRUN_SCORERS_IFEVAL_CHECKERS_H_
 
 #include <memory>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "evals/base/status.h"
+#include "scorers/ifeval_instruction.h"
 
 namespace evalrun {
-
-class PunktModel;
-class LangDetector;
-
-// What some checkers need besides the response; not owned, must outlive
-// every Check call that uses them.
-//   punkt: length_constraints:number_sentences (instructions_util.count_sentences)
-//          and change_case:capital_word_frequency (nltk.word_tokenize).
-//   lang:  language:response_language, change_case:english_capital,
-//          change_case:english_lowercase (langdetect.detect, seed 0).
-// A checker that needs a null resource aborts the program (a wiring bug,
-// not a data error): load both before scoring.
-struct IfevalResources {
-  const PunktModel* punkt = nullptr;
-  const LangDetector* lang = nullptr;
-};
-
-class IfevalInstruction {
- public:
-  explicit IfevalInstruction(std::string id) : id_(std::move(id)) {}
-  virtual ~IfevalInstruction() = default;
-
-  // The registry id, e.g. "keywords:frequency".
-  const std::string& id() const { return id_; }
-
-  // instructions.py <Class>.check_following(value): true when `value`
-  // (UTF-8) follows the instruction. Never fails.
-  virtual bool Check(const IfevalResources& res, std::string_view value) const = 0;
-
- private:
-  std::string id_;
-};
 
 // Builds instruction `id` from its kwargs object (a JSON object, or null for
 // none). On success stores the instruction in *out (the caller owns it). On

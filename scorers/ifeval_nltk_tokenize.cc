@@ -8,11 +8,12 @@
 // pattern it replaces; Python's Unicode \w, \s, \d, \b and IGNORECASE come
 // from py_unicode.h, and `$` (no MULTILINE) matches at the end or before
 // a final "\n" as in Python.
+#include "scorers/ifeval_nltk_tokenize.h"
+
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "scorers/ifeval_text_util.h"
 #include "scorers/py_unicode.h"
 #include "scorers/punkt.h"
 

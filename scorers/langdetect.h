@@ -87,7 +87,7 @@ class LangDetector {
 
   std::vector<std::string> langs_;
 
-  // Grams (1-3 code points, packed by PackGram in langdetect.cc) in an
+  // Grams (1-3 code points, packed by PackGram in langdetect_grams.h) in an
   // open-addressing table of (key, row); key 0 marks an empty slot. Row r's
   // languages and probabilities are row_langs_/row_probs_[row_begin_[r],
   // row_begin_[r + 1]), in language order.
@@ -107,7 +107,10 @@ class LangDetector {
   std::u32string vi_dmarks_;                    // DMARK_CLASS
   char32_t dmark_min_ = 0, dmark_max_ = 0;      // its smallest and largest
   std::vector<std::u32string> vi_normalized_;   // NORMALIZED_VI_CHARS_03xx
-  std::vector<char32_t> cjk_map_;               // U+4E00..U+9FFF -> its class's first
+  std::vector<char32_t> cjk_map_;               // kCjkFirst..kCjkLast -> its class's first
+  // NGram's CJK range (UNICODE_CJK_UNIFIED_IDEOGRAPHS), which cjk_map_ covers.
+  static constexpr char32_t kCjkFirst = 0x4E00;
+  static constexpr char32_t kCjkLast = 0x9FFF;
 
   PyRandom seeded_rng_;  // random.Random() after seed(0); copied per call
 };

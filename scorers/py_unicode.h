@@ -80,6 +80,12 @@ void AppendUtf8(char32_t cp, std::string* out);
 std::u32string DecodeUtf8All(std::string_view text, std::vector<size_t>* offsets = nullptr);
 std::string EncodeUtf8(std::u32string_view cps);
 
+// [0-9a-fA-F]: a digit of the hex escapes of Python's re and json (\xhh,
+// \uXXXX).
+inline bool IsAsciiHexDigit(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
 // Character classes, per code point.
 bool IsPySpace(char32_t c);    // str.isspace() == re's \s
 bool IsPyWord(char32_t c);     // str.isalnum() or '_' == re's \w

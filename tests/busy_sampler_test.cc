@@ -16,32 +16,15 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/fake_clock.h"
 #include "tests/support/fake_proc_source.h"
 
 namespace evalrun {
 namespace {
 
 using nlohmann::json;
+using testing::FakeClock;
 using testing::FakeProcSource;
-
-// Starts at 2025-11-30T04:10:00Z; moves only when told.
-class FakeClock : public Clock {
- public:
-  double MonotonicSeconds() override {
-    std::lock_guard<std::mutex> lk(mu_);
-    return now_;
-  }
-  std::string UtcIso8601() override { return FormatUtcIso8601(1764475800.0 + MonotonicSeconds()); }
-  double ThreadCpuSeconds() override { return 0; }
-  void Advance(double s) {
-    std::lock_guard<std::mutex> lk(mu_);
-    now_ += s;
-  }
-
- private:
-  std::mutex mu_;
-  double now_ = 0;
-};
 
 // Answers nvidia-smi from the captures; each key's answers are used in turn,
 // the last one repeating. Counts the calls.

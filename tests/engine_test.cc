@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/fake_clock.h"
 #include "tests/support/fake_engine.h"
 #include "tests/support/fake_server.h"
 #include "tests/support/run_binary.h"
@@ -33,6 +34,15 @@ class ManagedEngineTest : public testing::FakeEngineTest {
   ManagedEngineTest() : FakeEngineTest("evalrun-engine") {}
 
   std::string Log() { return testing::ReadFile(dir_ + "/server.log"); }
+
+  // The engine's deadlines on a fake clock: they pass at once, while each of
+  // its sleeps gives the real child a millisecond (to load, to exit).
+  ManagedEngineOptions OnFakeClock(ManagedEngineOptions o) {
+    clock_.set_sleep_hook([](double) { std::this_thread::sleep_for(std::chrono::milliseconds(1)); });
+    o.clock = &clock_;
+    return o;
+  }
+  testing::FakeClock clock_;
 };
 
 TEST_F(ManagedEngineTest, StartsWaitsForHealthAndStopsTheGroup) {
@@ -169,28 +179,40 @@ TEST_F(ManagedEngineTest, ExitDuringLoadIsALoadFailureWithTheLogTail) {
 }
 
 TEST_F(ManagedEngineTest, SigkillAfterTheGraceWhenSigtermIsIgnored) {
-  ManagedEngineOptions o = Options({"--ignore-sigterm"});
-  o.stop_grace_s = 0.3;
+  ManagedEngineOptions o = OnFakeClock(Options({"--ignore-sigterm"}));
+  o.stop_grace_s = 3;
   ManagedEngine engine(o);
   ASSERT_TRUE(engine.Start(4096, 1, nullptr).ok());
   const pid_t pgid = engine.pid();
+  const double before = clock_.MonotonicSeconds();
   ASSERT_TRUE(engine.Stop().ok());
   EXPECT_TRUE(GroupGone(pgid));
+  EXPECT_GE(clock_.MonotonicSeconds() - before, 3);  // the whole grace, then SIGKILL
+  EXPECT_LT(clock_.MonotonicSeconds() - before, 3 + 10);
   const std::string log = Log();
   EXPECT_NE(log.find("main: inherited signals: SIGINT unblocked, SIGTERM unblocked\n"), std::string::npos);
-  EXPECT_NE(log.find("stopped (SIGKILL after 0.3 s (server.stop_grace_s); killed by signal 9"), std::string::npos)
+  EXPECT_NE(log.find("stopped (SIGKILL after 3 s (server.stop_grace_s); killed by signal 9"), std::string::npos)
       << log;
+  // The log's times are the engine's clock's.
+  EXPECT_NE(log.find("=== evalrun 2025-11-30T04:10:"), std::string::npos) << log;
 }
 
 TEST_F(ManagedEngineTest, NotReadyInTimeIsATimeoutAndNothingIsLeft) {
-  ManagedEngineOptions o = Options({"--load-ms", "60000"});
-  o.ready_timeout_s = 0.4;
+  ManagedEngineOptions o = OnFakeClock(Options({"--load-ms", "60000"}));
+  o.ready_timeout_s = 20;
   ManagedEngine engine(o);
   Status st = engine.Start(4096, 1, nullptr);
   ASSERT_EQ(st.code(), Status::Code::kTimeout) << st.ToString();
-  // (last: HTTP 503, or a refused connection on a slow machine)
-  EXPECT_NE(st.message().find("not ready after 0.4 s (server.ready_timeout_s); last: "), std::string::npos)
+  EXPECT_GT(clock_.MonotonicSeconds(), 20);
+  // (last: HTTP 503, or a refused connection while the child starts)
+  EXPECT_NE(st.message().find("not ready after 20 s (server.ready_timeout_s); last: "), std::string::npos)
       << st.message();
+  // Polled every 0.05 s at first, each wait half as long again, up to 0.5 s.
+  const std::vector<double> sleeps = clock_.sleeps();
+  ASSERT_GE(sleeps.size(), 8u);
+  EXPECT_DOUBLE_EQ(sleeps[0], 0.05);
+  EXPECT_DOUBLE_EQ(sleeps[1], 0.075);
+  EXPECT_DOUBLE_EQ(sleeps[7], 0.5);
   EXPECT_EQ(engine.pid(), -1);
   EXPECT_NE(Log().find("stopped (SIGTERM; exit status 0)"), std::string::npos) << Log();
 }

@@ -1,5 +1,9 @@
-// The clock, behind a small interface (after LevelDB's Env::NowMicros): the
-// real one reads the system, tests use a fake they move by hand.
+// The clock, behind a small interface (after LevelDB's Env::NowMicros and
+// Env::SleepForMicroseconds): the real one reads the system and sleeps, tests
+// use a fake they move by hand (tests/support/fake_clock.h), whose sleeps
+// return at once. The load sampler reads it; the client's retry backoff and
+// the managed engine's health polling and stop grace wait on it (each takes
+// a Clock*, defaulting to RealClock::Default()).
 //
 // Thread-safety: implementations must be safe to call from several threads
 // at once (RealClock is stateless).
@@ -7,6 +11,8 @@
 #define EVALRUN_EVALS_BASE_CLOCK_H_
 
 #include <string>
+
+#include "evals/base/cancel.h"
 
 namespace evalrun {
 
@@ -25,6 +31,12 @@ class Clock {
   // CPU seconds (user + system) used so far by the calling thread; lets a
   // component measure its own cost. Fakes may return 0.
   virtual double ThreadCpuSeconds() = 0;
+
+  // Waits `seconds` (nothing when <= 0) on this clock. Returns false as soon
+  // as `cancel` (may be null) is cancelled, before or during the wait; true
+  // when the time has passed. MonotonicSeconds() has moved on by at least
+  // `seconds` after a true return.
+  virtual bool SleepFor(double seconds, CancelToken* cancel) = 0;
 };
 
 class RealClock : public Clock {
@@ -32,13 +44,24 @@ class RealClock : public Clock {
   double MonotonicSeconds() override;
   std::string UtcIso8601() override;
   double ThreadCpuSeconds() override;
+  // CancelToken::SleepFor with a token (Cancel() wakes it), else nanosleep.
+  bool SleepFor(double seconds, CancelToken* cancel) override;
 
   // A process-wide instance (never destroyed).
   static RealClock* Default();
 };
 
-// Formats seconds since the Unix epoch as "YYYY-MM-DDTHH:MM:SS.mmmZ".
-std::string FormatUtcIso8601(double unix_seconds);
+// Seconds since it was made (or restarted), on a clock that is not owned.
+class Stopwatch {
+ public:
+  explicit Stopwatch(Clock* clock) : clock_(clock), start_(clock->MonotonicSeconds()) {}
+  double Seconds() const { return clock_->MonotonicSeconds() - start_; }
+  void Restart() { start_ = clock_->MonotonicSeconds(); }
+
+ private:
+  Clock* clock_;
+  double start_;
+};
 
 }  // namespace evalrun
 

@@ -1,8 +1,6 @@
 #include "evals/base/json_fields.h"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "evals/base/near_miss.h"
 
@@ -103,16 +101,6 @@ Status ParseJsonText(std::string_view text, const std::string& source, nlohmann:
     return Status::InvalidInput(source + ": invalid JSON: " +
                                 (close == std::string::npos ? what : what.substr(close + 2)));
   }
-}
-
-Status ReadFileToString(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot open for reading");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Status::IoError(path + ": read error");
-  *out = std::move(ss).str();
-  return Status::Ok();
 }
 
 std::string DescribeJsonValue(const nlohmann::json& v) {

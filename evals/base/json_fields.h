@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evals/base/files.h"  // ReadFileToString, for the callers that read a file and parse it
 #include "evals/base/status.h"
 
 namespace evalrun {
@@ -33,9 +34,6 @@ enum class DuplicateKeys {
 // "source: server.name: duplicate key ...".
 Status ParseJsonText(std::string_view text, const std::string& source, nlohmann::json* out,
                      DuplicateKeys duplicates = DuplicateKeys::kLastWins);
-
-// Reads the whole file into *out. NotFound / IoError name the path.
-Status ReadFileToString(const std::string& path, std::string* out);
 
 // "1k" -> "\"1k\"", 12 -> "12", objects abbreviated; for messages.
 std::string DescribeJsonValue(const nlohmann::json& v);

@@ -4,24 +4,14 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "evals/parts/ruler_tasks.h"
+#include "evals/base/files.h"
 #include "evals/base/sha256.h"
 #include "scorers/py_unicode.h"
 
 namespace evalrun {
 namespace {
-
-Status ReadWholeFile(const std::string& path, std::string* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::NotFound(path + ": cannot open for reading");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) return Status::IoError(path + ": read error");
-  *out = std::move(ss).str();
-  return Status::Ok();
-}
 
 bool FileExists(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -56,7 +46,7 @@ Status LoadOptional(const std::string& path, const std::string& record_name, con
                     std::string* text, bool* present, RulerInputs* out) {
   *present = false;
   if (!FileExists(path)) return Status::Ok();
-  EVALRUN_RETURN_IF_ERROR(ReadWholeFile(path, text));
+  EVALRUN_RETURN_IF_ERROR(ReadFileToString(path, text));
   const std::string got = Sha256Hex(*text);
   if (got != sha256) {
     return Status::InvalidInput(path + ": sha256 " + got + ", expected " + sha256 +
@@ -283,7 +273,7 @@ Status LoadRulerInputs(const std::string& ruler_dir, const RulerLoadOptions& opt
   RulerInputs in;
   in.ruler_dir = ruler_dir;
   auto read_recorded = [&](const std::string& rel, std::string* text) -> Status {
-    EVALRUN_RETURN_IF_ERROR(ReadWholeFile(ruler_dir + "/" + rel, text));
+    EVALRUN_RETURN_IF_ERROR(ReadFileToString(ruler_dir + "/" + rel, text));
     in.file_sha256.emplace_back("ruler/" + rel, Sha256Hex(*text));
     return Status::Ok();
   };

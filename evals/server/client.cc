@@ -1,9 +1,7 @@
 #include "evals/server/client.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -21,8 +19,8 @@ double RequestTimeoutSeconds(const ServerConfig& server, const Prompt& prompt) {
 }
 
 OpenAiClient::OpenAiClient(std::unique_ptr<HttpTransport> transport, const ServerConfig& server,
-                           RetryPolicy retry, CancelToken* cancel)
-    : transport_(std::move(transport)), server_(server), retry_(retry), cancel_(cancel) {}
+                           RetryPolicy retry, CancelToken* cancel, Clock* clock)
+    : transport_(std::move(transport)), server_(server), retry_(retry), cancel_(cancel), clock_(clock) {}
 
 namespace {
 
@@ -82,17 +80,16 @@ CallResult OpenAiClient::Complete(const Prompt& prompt) {
       return r;
     }
     if (attempt > 0) {
-      if (cancel_ ? !cancel_->SleepFor(backoff)
-                  : (std::this_thread::sleep_for(std::chrono::duration<double>(backoff)), false)) {
+      if (!clock_->SleepFor(backoff, cancel_)) {
         r.status = CallStatus::kCancelled;
         return r;
       }
       backoff = std::min(backoff * 2, retry_.backoff_max_s);
     }
     ++r.attempts;
-    auto t0 = std::chrono::steady_clock::now();
+    const Stopwatch attempt_time(clock_);
     HttpResponse resp = transport_->Post(path, body, timeout);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double ms = attempt_time.Seconds() * 1000.0;
     r.http_status = resp.status;
     server_may_be_gone = false;
     if (!resp.transport_ok()) {

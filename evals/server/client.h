@@ -7,6 +7,7 @@
 #include <string>
 
 #include "evals/base/cancel.h"
+#include "evals/base/clock.h"
 #include "evals/run/card.h"
 #include "evals/server/http.h"
 #include "evals/server/types.h"
@@ -37,7 +38,10 @@ double RequestTimeoutSeconds(const ServerConfig& server, const Prompt& prompt);
 // Speaks POST {base_url}/chat/completions. Retries 5xx, 429, timeouts,
 // replies over the size limit and unusable 200 replies (not JSON, error
 // object, no choices) with backoff; never other 4xx. Each attempt is
-// counted. Cancellation stops retries and backoff sleeps at once.
+// counted. Cancellation stops retries and backoff sleeps at once. The
+// backoff sleeps and the timing of each attempt (latency_ms, and telling a
+// read timeout from a reset) are on `clock` (not owned; the real one unless
+// a test gives its own).
 // Refusals that are not about this answer are handed to the pool at once,
 // without retries (see CallStatus):
 //   kTooLong      HTTP 400 exceed_context_size_error (llama-server, with its
@@ -52,7 +56,7 @@ double RequestTimeoutSeconds(const ServerConfig& server, const Prompt& prompt);
 class OpenAiClient : public Client {
  public:
   OpenAiClient(std::unique_ptr<HttpTransport> transport, const ServerConfig& server,
-               RetryPolicy retry, CancelToken* cancel);
+               RetryPolicy retry, CancelToken* cancel, Clock* clock = RealClock::Default());
   CallResult Complete(const Prompt& prompt) override;
 
  private:
@@ -60,6 +64,7 @@ class OpenAiClient : public Client {
   ServerConfig server_;
   RetryPolicy retry_;
   CancelToken* cancel_;
+  Clock* clock_;
 };
 
 }  // namespace evalrun

@@ -8,12 +8,10 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstring>
 
 #include "evals/base/clock.h"
@@ -22,8 +20,6 @@ extern char** environ;
 
 namespace evalrun {
 namespace {
-
-using SteadyClock = std::chrono::steady_clock;
 
 // close_range(2)'s flag (Linux 5.11); older kernels fail the call and the
 // loop over the descriptors does the same.
@@ -45,18 +41,6 @@ void UnregisterGroup(pid_t pgid) {
   for (auto& slot : g_engine_groups) {
     pid_t expected = pgid;
     if (slot.compare_exchange_strong(expected, 0)) return;
-  }
-}
-
-double SecondsSince(SteadyClock::time_point t) {
-  return std::chrono::duration<double>(SteadyClock::now() - t).count();
-}
-
-void SleepSeconds(double s) {
-  struct timespec ts;
-  ts.tv_sec = static_cast<time_t>(s);
-  ts.tv_nsec = static_cast<long>((s - static_cast<double>(ts.tv_sec)) * 1e9);
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
   }
 }
 
@@ -86,8 +70,8 @@ void AppendToLog(const std::string& path, const std::string& line) {
   close(fd);
 }
 
-std::string LogLine(const std::string& what) {
-  return "=== evalrun " + RealClock::Default()->UtcIso8601() + ": " + what + "\n";
+std::string LogLine(Clock* clock, const std::string& what) {
+  return "=== evalrun " + clock->UtcIso8601() + ": " + what + "\n";
 }
 
 bool IsExecutableFile(const std::string& path) {
@@ -228,6 +212,7 @@ std::string TailOfFile(const std::string& path, int max_lines) {
 }
 
 ManagedEngine::ManagedEngine(ManagedEngineOptions opts) : opts_(std::move(opts)) {
+  if (!opts_.clock) opts_.clock = RealClock::Default();
   if (!opts_.transports) {
     const std::string origin = opts_.origin, token = opts_.bearer_token;
     opts_.transports = [origin, token] { return MakeHttpTransport(origin, token); };
@@ -271,7 +256,7 @@ Status ManagedEngine::Start(int64_t context, int slots, CancelToken* cancel) {
     if (null_fd >= 0) close(null_fd);
     return Status::IoError(std::string("engine: /dev/null or pipe: ") + strerror(e));
   }
-  const std::string header = LogLine("starting engine (context " + std::to_string(context) +
+  const std::string header = LogLine(opts_.clock, "starting engine (context " + std::to_string(context) +
                                      ", slots " + std::to_string(slots) + "): " + Quoted(argv));
   (void)!write(log_fd, header.data(), header.size());
 
@@ -352,7 +337,7 @@ Status ManagedEngine::Start(int64_t context, int slots, CancelToken* cancel) {
     if (!stop.ok()) return Status::Internal(st.message() + "; and stopping it: " + stop.message());
     return st;
   }
-  AppendToLog(opts_.log_path, LogLine("engine pid " + std::to_string(pid_) + " ready at " + opts_.origin));
+  AppendToLog(opts_.log_path, LogLine(opts_.clock, "engine pid " + std::to_string(pid_) + " ready at " + opts_.origin));
   return Status::Ok();
 }
 
@@ -380,7 +365,7 @@ bool ManagedEngine::Reap(bool block, std::string* how) {
 
 Status ManagedEngine::WaitReady(CancelToken* cancel) {
   auto t = opts_.transports();
-  const auto start = SteadyClock::now();
+  const Stopwatch waited(opts_.clock);
   double interval = 0.05;
   std::string last = "no answer yet";
   for (;;) {
@@ -388,7 +373,7 @@ Status ManagedEngine::WaitReady(CancelToken* cancel) {
     if (Reap(false, &how)) {
       std::string tail = TailOfFile(opts_.log_path, 12);
       return Status::Unavailable("engine exited while loading (" + how + ", after " +
-                                 std::to_string(static_cast<int>(SecondsSince(start))) + " s); last lines of " +
+                                 std::to_string(static_cast<int>(waited.Seconds())) + " s); last lines of " +
                                  opts_.log_path + ":\n" + tail);
     }
     HttpResponse r = t->Get("/health", 5);
@@ -401,13 +386,13 @@ Status ManagedEngine::WaitReady(CancelToken* cancel) {
     } else {
       last = r.error;
     }
-    if (SecondsSince(start) > opts_.ready_timeout_s) {
+    if (waited.Seconds() > opts_.ready_timeout_s) {
       char secs[32];
       std::snprintf(secs, sizeof secs, "%g", opts_.ready_timeout_s);
       return Status::Timeout("engine at " + opts_.origin + " not ready after " + secs +
                              " s (server.ready_timeout_s); last: " + last + "; log: " + opts_.log_path);
     }
-    if (cancel ? !cancel->SleepFor(interval) : (SleepSeconds(interval), false))
+    if (!opts_.clock->SleepFor(interval, cancel))
       return Status::Cancelled("interrupted while the engine was loading");
     interval = std::min(0.5, interval * 1.5);
   }
@@ -423,13 +408,13 @@ Status ManagedEngine::Stop() {
   if (!gone) {
     way = "SIGTERM";
     if (kill(-pgid, SIGTERM) != 0 && !reaped_) kill(pgid, SIGTERM);
-    const auto start = SteadyClock::now();
+    const Stopwatch waited(opts_.clock);
     const double grace = std::max(0.0, opts_.stop_grace_s);
     while (!gone) {
       Reap(false, &how);
       gone = reaped_ && !GroupAlive(pgid);
-      if (gone || SecondsSince(start) >= grace) break;
-      SleepSeconds(0.02);
+      if (gone || waited.Seconds() >= grace) break;
+      opts_.clock->SleepFor(0.02, nullptr);
     }
   }
   if (!gone) {
@@ -437,14 +422,14 @@ Status ManagedEngine::Stop() {
     std::snprintf(secs, sizeof secs, "%g", opts_.stop_grace_s);
     way = std::string("SIGKILL after ") + secs + " s (server.stop_grace_s)";
     if (kill(-pgid, SIGKILL) != 0 && !reaped_) kill(pgid, SIGKILL);
-    const auto start = SteadyClock::now();
-    while (!gone && SecondsSince(start) < 10) {
+    const Stopwatch waited(opts_.clock);
+    while (!gone && waited.Seconds() < 10) {
       Reap(false, &how);
       gone = reaped_ && !GroupAlive(pgid);
-      if (!gone) SleepSeconds(0.02);
+      if (!gone) opts_.clock->SleepFor(0.02, nullptr);
     }
   }
-  AppendToLog(opts_.log_path, LogLine("engine pid " + std::to_string(pgid) + " stopped (" + way + "; " +
+  AppendToLog(opts_.log_path, LogLine(opts_.clock, "engine pid " + std::to_string(pgid) + " stopped (" + way + "; " +
                                       (how.empty() ? std::string("not reaped") : how) + ")"));
   const bool leader_reaped = reaped_;
   UnregisterGroup(pgid);
@@ -461,7 +446,7 @@ Status ManagedEngine::Stop() {
 }
 
 std::unique_ptr<Engine> MakeEngine(const ServerConfig& server, const std::string& log_path,
-                                   const std::string& bearer_token) {
+                                   const std::string& bearer_token, Clock* clock) {
   if (server.command.empty()) return std::make_unique<ExternalEngine>(server.Origin());
   ManagedEngineOptions o;
   o.command = server.command;
@@ -470,6 +455,7 @@ std::unique_ptr<Engine> MakeEngine(const ServerConfig& server, const std::string
   o.ready_timeout_s = server.ready_timeout_s;
   o.stop_grace_s = server.stop_grace_s;
   o.bearer_token = bearer_token;
+  o.clock = clock;
   return std::make_unique<ManagedEngine>(std::move(o));
 }
 

@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "evals/base/cancel.h"
+#include "evals/base/clock.h"
 #include "evals/run/card.h"
 #include "evals/server/http.h"
 #include "evals/base/status.h"
@@ -113,6 +114,12 @@ struct ManagedEngineOptions {
   std::string bearer_token;          // sent to /health (may be empty)
   // Transports to `origin` for the health checks; empty: MakeHttpTransport.
   TransportFactory transports;
+  // The waits (health polling, ready_timeout_s, stop_grace_s, the 10 s after
+  // SIGKILL) and the times in server.log's lines are on this clock (not
+  // owned). A fake one makes the deadlines pass at once; the engine still
+  // waits for a real process, so tests give its sleeps a real moment too
+  // (FakeClock's sleep hook).
+  Clock* clock = RealClock::Default();
 };
 
 class ManagedEngine : public Engine {
@@ -158,9 +165,10 @@ Status OriginPort(const std::string& origin, int* port);
 std::string TailOfFile(const std::string& path, int max_lines);
 
 // ManagedEngine when server.command is set, else ExternalEngine at
-// server.Origin(). `log_path` is the managed engine's log (<run>/server.log).
+// server.Origin(). `log_path` is the managed engine's log (<run>/server.log);
+// `clock` is the managed engine's (ManagedEngineOptions::clock).
 std::unique_ptr<Engine> MakeEngine(const ServerConfig& server, const std::string& log_path,
-                                   const std::string& bearer_token);
+                                   const std::string& bearer_token, Clock* clock = RealClock::Default());
 
 // Sends `sig` to the process group of every managed engine running now.
 // Async-signal-safe (no locks, no allocation); for a path about to _exit.

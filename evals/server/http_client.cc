@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "evals/base/files.h"
 #include "evals/server/http.h"
 
 namespace evalrun {
@@ -262,11 +263,6 @@ std::string GetFollowing(const std::string& url, const httplib::Headers& base_he
     return "";
   }
   return "more than " + std::to_string(kMaxRedirects) + " redirects";
-}
-
-int64_t FileSize(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : -1;
 }
 
 // "bytes 100-199/1000" -> first=100, total=1000; "bytes */1000" -> first=-1,

@@ -9,55 +9,28 @@
 #include <utility>
 
 #include "evals/base/thread_name.h"
+#include "evals/watch/busy_sampler_fields.h"
 #include "scorers/py_unicode.h"
 
 namespace evalrun {
+
+namespace busy {
+
+std::string ValidUtf8(std::string_view in) { return py::EncodeUtf8(py::DecodeUtf8All(in)); }
+
+}  // namespace busy
+
 namespace {
 
-double Round1(double v) { return std::round(v * 10.0) / 10.0; }
-double Round3(double v) { return std::round(v * 1000.0) / 1000.0; }
-
-std::string Fmt0(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f", v);
-  return buf;
-}
-
-nlohmann::json OptNumber(const std::optional<double>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-void KeepMin(std::optional<double>* acc, const std::optional<double>& v) {
-  if (v && (!*acc || *v < **acc)) *acc = v;
-}
-void KeepMax(std::optional<double>* acc, const std::optional<double>& v) {
-  if (v && (!*acc || *v > **acc)) *acc = v;
-}
+using busy::Round1;
+using busy::Round3;
+using busy::ValidUtf8;
 
 // The kernel cuts comm to 15 bytes: "llama-server-cuda" shows as
 // "llama-server-cu", so a longer ignore name matches its first 15 bytes.
 bool NameMatches(const std::string& comm, const std::string& name) {
   if (comm == name) return true;
   return comm.size() == 15 && name.size() > 15 && name.compare(0, 15, comm) == 0;
-}
-
-std::string GpuIndexOf(const std::vector<GpuInfo>& all, const std::string& uuid) {
-  for (const GpuInfo& g : all) {
-    if (g.uuid == uuid) return "GPU " + std::to_string(g.index) + " (" + uuid + ")";
-  }
-  return uuid;
-}
-
-// comm and cmdline are bytes, not text: a process may name itself
-// "\xff". nlohmann::json throws on invalid UTF-8 when it dumps, so every
-// process-supplied string is made valid first (each byte that starts no
-// well-formed sequence becomes U+FFFD).
-std::string ValidUtf8(std::string_view in) { return py::EncodeUtf8(py::DecodeUtf8All(in)); }
-
-std::string JoinPids(const std::vector<int>& pids) {
-  std::string s;
-  for (size_t i = 0; i < pids.size(); ++i) s += (i ? ", " : "") + std::to_string(pids[i]);
-  return s;
 }
 
 }  // namespace
@@ -203,88 +176,6 @@ void BusySampler::ClassifyEngine(size_t n) {
   }
   for (size_t i = 0; i < n; ++i) {
     if (in_engine_[i] == 1) engine_pids_.push_back(stats_[i].pid);
-  }
-}
-
-void BusySampler::ReadGpu(bool first, nlohmann::ordered_json* line_gpu) {
-  *line_gpu = nullptr;
-  if (gpu_reader_ == nullptr || options_.gpu.kind == GpuSelector::Kind::kNone || gpu_disabled_) {
-    return;
-  }
-  GpuInfo g;
-  Status st = gpu_reader_->Read(options_.gpu, &g, &all_gpus_);
-  if (!st.ok()) {
-    // A missing nvidia-smi, an absent card or output we cannot parse will
-    // not mend itself: stop asking. Timeouts and failures may.
-    if (st.code() == Status::Code::kNotFound || st.code() == Status::Code::kInvalidInput) {
-      gpu_disabled_ = true;
-    }
-    std::lock_guard<std::mutex> lk(state_mu_);
-    ++gpu_failures_;
-    if (gpu_error_.empty()) gpu_error_ = ValidUtf8(st.ToString());
-    return;
-  }
-  {
-    std::lock_guard<std::mutex> lk(state_mu_);
-    if (!gpu_id_) {
-      gpu_id_ = g;
-      if (!g.mig_uuid.empty()) {
-        AddWarningLocked("GPU selector names MIG instance " + g.mig_uuid +
-                         ": memory and utilisation are those of the whole GPU " +
-                         std::to_string(g.index) + " (" + g.uuid + ")");
-      }
-    }
-    if (!first) {
-      ++gpu_reads_;
-      KeepMin(&gpu_mem_min_, g.mem_used_mib);
-      KeepMax(&gpu_mem_max_, g.mem_used_mib);
-      if (g.mem_total_mib) gpu_total_ = g.mem_total_mib;
-      KeepMax(&gpu_util_max_, g.util_pct);
-    }
-  }
-  nlohmann::ordered_json j;
-  j["index"] = g.index;
-  j["mem_used_mib"] = OptNumber(g.mem_used_mib);
-  j["mem_total_mib"] = OptNumber(g.mem_total_mib);
-  j["util_pct"] = OptNumber(g.util_pct);
-  *line_gpu = std::move(j);
-  if (!placement_done_ && !engine_pids_.empty()) CheckEnginePlacement(g, all_gpus_);
-}
-
-void BusySampler::CheckEnginePlacement(const GpuInfo& gpu, const std::vector<GpuInfo>& all) {
-  ++placement_checks_;
-  std::vector<GpuApp> apps;
-  Status st = gpu_reader_->QueryComputeApps(&apps);
-  std::string warning;
-  if (!st.ok()) {
-    placement_done_ = true;
-    warning = "could not check which GPU the engine uses: " + st.ToString();
-  } else {
-    EnginePlacement p = PlaceEngine(apps, engine_pids_, gpu);
-    std::string read = "the GPU read (GPU " + std::to_string(gpu.index) + ", " + gpu.uuid + ")";
-    std::string others;
-    for (const std::string& u : p.other_uuids)
-      others += (others.empty() ? "" : ", ") + GpuIndexOf(all, u);
-    if (p.on_selected) {
-      placement_done_ = true;
-      if (!p.other_uuids.empty()) {
-        warning = "the engine also holds memory on " + others + ", which is not read";
-      }
-    } else if (!p.other_uuids.empty()) {
-      placement_done_ = true;
-      warning = "the engine (pid " + JoinPids(p.pids_seen) + ") holds memory on " + others +
-                ", not on " + read + ": the GPU numbers describe another card";
-    } else if (placement_checks_ >= 3) {
-      placement_done_ = true;
-      warning = "the engine (pid " + JoinPids(engine_pids_) +
-                ") holds memory on no GPU according to nvidia-smi --query-compute-apps "
-                "(a CPU-only engine, or nvidia-smi sees another PID namespace); " +
-                read + " may not be the engine's";
-    }
-  }
-  if (!warning.empty()) {
-    std::lock_guard<std::mutex> lk(state_mu_);
-    AddWarningLocked(std::move(warning));
   }
 }
 
@@ -459,152 +350,6 @@ bool BusySampler::SampleOnce() {
   std::lock_guard<std::mutex> lk(state_mu_);
   sampler_cpu_s_ += clock_->ThreadCpuSeconds() - cpu_before;
   return true;
-}
-
-nlohmann::json BusySampler::Summary() const {
-  std::lock_guard<std::mutex> lk(state_mu_);
-  nlohmann::json j;
-  j["samples"] = samples_;
-  j["interval_s"] = options_.interval_s;
-  j["threshold_pct"] = options_.threshold_pct;
-  j["samples_above_threshold"] = above_;
-  if (max_foreign_ >= 0) {
-    j["max_foreign_cpu_pct"] = Round1(max_foreign_);
-    j["max_foreign"] = {{"pid", max_foreign_pid_}, {"comm", max_foreign_comm_}};
-  } else {
-    j["max_foreign_cpu_pct"] = samples_ > 0 ? nlohmann::json(0.0) : nlohmann::json(nullptr);
-    j["max_foreign"] = nullptr;
-  }
-  j["above_by_comm"] = nlohmann::json::object();
-  for (const auto& [comm, count] : above_by_comm_) j["above_by_comm"][comm] = count;
-  j["max_foreign_cpu_pct_total"] = Round1(max_foreign_total_);
-  j["engine_cpu_pct_mean"] = engine_samples_ > 0
-                                 ? nlohmann::json(Round1(engine_cpu_sum_ / engine_samples_))
-                                 : nlohmann::json(nullptr);
-  j["engine_pids"] = engine_pids_report_;
-  j["self_cpu_pct_max"] = Round1(self_cpu_max_);
-  j["sampler_cpu_s"] = Round3(sampler_cpu_s_);
-
-  if (gpu_id_) {
-    nlohmann::json g;
-    g["index"] = gpu_id_->index;
-    g["uuid"] = gpu_id_->uuid;
-    g["name"] = gpu_id_->name;
-    g["bus_id"] = gpu_id_->bus_id;
-    if (!gpu_id_->mig_uuid.empty()) g["mig_uuid"] = gpu_id_->mig_uuid;
-    g["mem_used_mib_min"] = OptNumber(gpu_mem_min_);
-    g["mem_used_mib_max"] = OptNumber(gpu_mem_max_);
-    g["mem_total_mib"] = OptNumber(gpu_total_ ? gpu_total_ : gpu_id_->mem_total_mib);
-    g["util_pct_max"] = OptNumber(gpu_util_max_);
-    g["reads"] = gpu_reads_;
-    g["read_failures"] = gpu_failures_;
-    j["gpu"] = std::move(g);
-  } else {
-    j["gpu"] = nullptr;
-  }
-  std::string gpu_error = gpu_error_;
-  if (!gpu_id_ && gpu_error.empty()) {
-    gpu_error = options_.gpu.kind == GpuSelector::Kind::kNone ? "no GPU selected"
-                : gpu_reader_ == nullptr                      ? "no GPU reader given"
-                                                              : "GPU not read yet";
-  }
-  j["gpu_error"] = gpu_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(gpu_error);
-
-  std::vector<std::string> warnings = warnings_;
-  if ((options_.engine_port > 0 || options_.engine_pid > 0) && engine_samples_ == 0 &&
-      samples_ > 0) {
-    std::string what = options_.engine_port > 0 ? "TCP port " + std::to_string(options_.engine_port)
-                                                : "pid " + std::to_string(options_.engine_pid);
-    warnings.push_back("the engine (" + what + ") was never found" +
-                       (engine_note_.empty() ? "" : " (" + engine_note_ + ")") +
-                       ": its CPU counted as foreign load");
-  }
-  if (gpu_id_ && gpu_failures_ > 0) {
-    warnings.push_back("nvidia-smi failed " + std::to_string(gpu_failures_) +
-                       " time(s); first: " + gpu_error_);
-  }
-  j["warnings"] = warnings;
-
-  j["guard"] = {{"enabled", options_.guard}, {"max_wait_s", options_.guard_max_wait_s}};
-  nlohmann::json pauses = nlohmann::json::array();
-  double paused_total = 0;
-  for (const Pause& p : pauses_) {
-    pauses.push_back({{"start_t", Round3(p.start_t)},
-                      {"end_t", Round3(p.end_t)},
-                      {"seconds", Round3(p.end_t - p.start_t)},
-                      {"release", p.release}});
-    paused_total += p.end_t - p.start_t;
-  }
-  j["pauses"] = std::move(pauses);
-  j["paused_s_total"] = Round3(paused_total);
-  j["text"] = SummaryLineLocked();
-  return j;
-}
-
-std::string BusySampler::SummaryLine() const {
-  std::lock_guard<std::mutex> lk(state_mu_);
-  return SummaryLineLocked();
-}
-
-std::string BusySampler::SummaryLineLocked() const {
-  if (samples_ == 0) return "no load samples were taken";
-  std::string s = std::to_string(above_) + " of " + std::to_string(samples_) +
-                  " samples were above " + Fmt0(options_.threshold_pct) + " % CPU (up to " +
-                  Fmt0(std::max(0.0, max_foreign_)) + " %" +
-                  (max_foreign_ >= 0 ? ", " + max_foreign_comm_ : std::string()) + ")";
-  if (!above_by_comm_.empty()) {
-    auto most = std::max_element(above_by_comm_.begin(), above_by_comm_.end(),
-                                 [](const auto& a, const auto& b) { return a.second < b.second; });
-    s += ", " + std::to_string(most->second) + " of them " + most->first;
-  }
-  if (engine_samples_ > 0)
-    s += "; engine " + Fmt0(engine_cpu_sum_ / engine_samples_) + " % CPU on average";
-  if (gpu_id_) {
-    s += "; GPU " + std::to_string(gpu_id_->index) + " (" + gpu_id_->name + ")";
-    if (gpu_mem_min_ && gpu_mem_max_) {
-      s += " memory " + Fmt0(*gpu_mem_min_) + "-" + Fmt0(*gpu_mem_max_);
-      if (gpu_total_) s += " of " + Fmt0(*gpu_total_);
-      s += " MiB";
-    }
-    if (gpu_util_max_) s += ", up to " + Fmt0(*gpu_util_max_) + " % busy";
-  } else if (!gpu_error_.empty()) {
-    s += "; GPU not read: " + gpu_error_;
-  }
-  if (!pauses_.empty()) {
-    double total = 0;
-    for (const Pause& p : pauses_) total += p.end_t - p.start_t;
-    s += "; paused " + std::to_string(pauses_.size()) + " time(s), " + Fmt0(total) + " s";
-  }
-  return s;
-}
-
-std::string BusySampler::StartReport() const {
-  std::lock_guard<std::mutex> lk(state_mu_);
-  char head[160];
-  std::snprintf(head, sizeof head, "load sampler: every %g s, threshold %g %% CPU, guard %s",
-                options_.interval_s, options_.threshold_pct, options_.guard ? "on" : "off");
-  std::string s = head;
-  if (options_.engine_port > 0 || options_.engine_pid > 0) {
-    s += "; engine: ";
-    if (engine_pids_report_.empty()) {
-      s += "not found" + (engine_note_.empty() ? std::string() : " (" + engine_note_ + ")");
-    } else {
-      s += "pid " + engine_names_report_;
-      if (engine_pids_report_.size() > 5)
-        s += " and " + std::to_string(engine_pids_report_.size() - 5) + " more";
-    }
-    if (options_.engine_port > 0) s += " on port " + std::to_string(options_.engine_port);
-  }
-  if (gpu_id_) {
-    s += "; GPU " + std::to_string(gpu_id_->index) + " " + gpu_id_->name + " (bus " +
-         gpu_id_->bus_id + ", " + gpu_id_->uuid + ")";
-    if (!gpu_id_->mig_uuid.empty()) s += " for MIG " + gpu_id_->mig_uuid;
-  } else if (!gpu_error_.empty()) {
-    s += "; GPU not read: " + gpu_error_;
-  } else {
-    s += "; GPU: none selected";
-  }
-  return s;
 }
 
 }  // namespace evalrun

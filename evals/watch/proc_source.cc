@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "evals/base/files.h"
+
 namespace evalrun {
 namespace {
 
@@ -33,26 +35,6 @@ ssize_t ReadSmallFile(const char* path, char* buf, size_t cap) {
   }
   close(fd);
   return static_cast<ssize_t>(len);
-}
-
-// Reads a whole file of any size (/proc/net/tcp grows with connections).
-bool ReadWholeFile(const std::string& path, std::string* out) {
-  out->clear();
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buf[16384];
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      close(fd);
-      return false;
-    }
-    if (n == 0) break;
-    out->append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  return true;
 }
 
 bool ParseUint(std::string_view s, uint64_t* v, int base = 10) {
@@ -275,7 +257,7 @@ Status RealProcSource::ListeningPids(int port, std::vector<int>* pids) {
   std::string text;
   bool any_table = false;
   for (const char* table : {"/net/tcp", "/net/tcp6"}) {
-    if (!ReadWholeFile(root_ + table, &text)) continue;  // tcp6 is absent without IPv6
+    if (!ReadFileToString(root_ + table, &text).ok()) continue;  // tcp6 is absent without IPv6
     any_table = true;
     ParseListeningInodes(text, port, &inodes);
   }

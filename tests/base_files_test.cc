@@ -1,0 +1,74 @@
+// evals/base's small helpers: files.h, time_text.h, comma_list.h, and the
+// real clock's sleep.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include "evals/base/clock.h"
+#include "evals/base/comma_list.h"
+#include "evals/base/files.h"
+#include "evals/base/time_text.h"
+#include "tests/support/temp_dir.h"
+
+namespace evalrun {
+namespace {
+
+TEST(FilesTest, ReadWriteMakeRenameAndSize) {
+  testing::TempDir t("evalrun-files");
+  const std::string dir = t.path() + "/a/b/c";
+  ASSERT_TRUE(MakeDirectories(dir).ok());
+  ASSERT_TRUE(MakeDirectories(dir).ok());  // already there
+  ASSERT_TRUE(WriteFileBytes(dir + "/x", std::string("one\0two", 7)).ok());
+  EXPECT_EQ(FileSize(dir + "/x"), 7);
+  EXPECT_EQ(FileSize(dir + "/nothing"), -1);
+  std::string text;
+  ASSERT_TRUE(ReadFileToString(dir + "/x", &text).ok());
+  EXPECT_EQ(text, std::string("one\0two", 7));
+  ASSERT_TRUE(RenameFile(dir + "/x", dir + "/y").ok());
+  EXPECT_EQ(FileSize(dir + "/x"), -1);
+  EXPECT_EQ(DirName(dir + "/y"), dir);
+  EXPECT_EQ(DirName("plain"), ".");
+
+  Status st = ReadFileToString(dir + "/x", &text);
+  EXPECT_EQ(st.code(), Status::Code::kNotFound);
+  EXPECT_EQ(st.message(), dir + "/x: cannot open for reading");
+  st = MakeDirectories(dir + "/y/z");  // a file in the way
+  EXPECT_EQ(st.code(), Status::Code::kIoError);
+  EXPECT_EQ(st.message().rfind(dir + "/y/z: cannot create folder: ", 0), 0u) << st.message();
+  st = RenameFile(dir + "/x", dir + "/w");
+  EXPECT_EQ(st.code(), Status::Code::kIoError);
+  EXPECT_EQ(st.message().rfind("cannot rename " + dir + "/x to " + dir + "/w: ", 0), 0u) << st.message();
+  EXPECT_EQ(WriteFileBytes(t.path() + "/no/such/folder/f", "x").code(), Status::Code::kIoError);
+}
+
+TEST(TimeTextTest, TheThreeForms) {
+  const double t = 1764475800.9996;  // 2025-11-30T04:10:00.9996Z
+  EXPECT_EQ(FormatUtcIso8601(t), "2025-11-30T04:10:01.000Z");
+  EXPECT_EQ(FormatUtcIso8601(1764475800.123), "2025-11-30T04:10:00.123Z");
+  EXPECT_EQ(FormatUtcSeconds(t), "2025-11-30T04:10:00Z");
+  EXPECT_EQ(FormatUtcCompact(t), "20251130T041000Z");
+  EXPECT_GT(UnixSecondsNow(), 1764475800.0);
+}
+
+TEST(CommaListTest, EmptyItemsAreDropped) {
+  EXPECT_EQ(SplitCommaList("mmlupro,gpqa"), (std::vector<std::string>{"mmlupro", "gpqa"}));
+  EXPECT_EQ(SplitCommaList(",a,,b,"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(SplitCommaList(" a , b"), (std::vector<std::string>{" a ", " b"}));
+  EXPECT_TRUE(SplitCommaList("").empty());
+  EXPECT_TRUE(SplitCommaList(",,").empty());
+}
+
+TEST(RealClockTest, SleepForSleepsAndACancelledTokenDoesNot) {
+  RealClock* clock = RealClock::Default();
+  Stopwatch w(clock);
+  EXPECT_TRUE(clock->SleepFor(0.01, nullptr));
+  EXPECT_GE(w.Seconds(), 0.01);
+  CancelToken cancel;
+  cancel.Cancel();
+  w.Restart();
+  EXPECT_FALSE(clock->SleepFor(30, &cancel));
+  EXPECT_LT(w.Seconds(), 5);
+}
+
+}  // namespace
+}  // namespace evalrun
