@@ -14,6 +14,7 @@
 
 #include "datasets/fetch.h"
 #include "evals/base/cancel.h"
+#include "evals/base/comma_list.h"
 #include "evals/publish/compare.h"
 #include "evals/publish/report.h"
 #include "evals/server/engine.h"
@@ -68,15 +69,6 @@ class SignalWatcher {
   sigset_t set_;
   std::thread thread_;
 };
-
-std::vector<std::string> SplitComma(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 // Integer flags: "--limit: expected an integer >= 1, got \"abc\"" (CLI11's
 // own range check prints the double's full range).
@@ -305,7 +297,7 @@ int RunCli(int argc, char** argv) {
 
   if (sc->parsed()) return ScoreJob(score, stdout, stderr);
   if (cm->parsed()) {
-    cmp.parts = SplitComma(cmp_parts);
+    cmp.parts = SplitCommaList(cmp_parts);
     return CompareRuns(cmp, stdout, stderr);
   }
   if (rp->parsed()) return ReportRun(rep, stdout, stderr);
@@ -316,7 +308,7 @@ int RunCli(int argc, char** argv) {
     std::fprintf(stderr, "evalrun: --card is required\n\n%s", app.help().c_str());
     return kExitBadInput;
   }
-  run.parts = SplitComma(parts);
+  run.parts = SplitCommaList(parts);
   CancelToken cancel;
   SignalWatcher watcher(&cancel);
   return RunJob(run, &cancel, stdout, stderr);

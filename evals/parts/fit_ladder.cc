@@ -18,7 +18,6 @@
 namespace evalrun {
 namespace {
 
-using SteadyClock = std::chrono::steady_clock;
 
 constexpr const char* kInstruction =
     "A special magic number is hidden within the following text. Make sure to memorize it. "
@@ -28,10 +27,6 @@ constexpr const char* kQuestion =
 // The passkey-retrieval filler, used when no haystack text is given.
 constexpr const char* kFiller =
     "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again. ";
-
-double SecondsSince(SteadyClock::time_point t) {
-  return std::chrono::duration<double>(SteadyClock::now() - t).count();
-}
 
 std::string Fixed(double v, int digits) {
   char buf[64];
@@ -329,9 +324,9 @@ Status RunFit(const FitOptions& opts, Engine* engine, const TransportFactory& tr
     bool cancelled = false;
 
     gpu.Begin();
-    const auto t0 = SteadyClock::now();
+    Stopwatch load_time(opts.clock ? opts.clock : RealClock::Default());
     Status st = engine->Start(context, opts.slots, cancel);
-    if (engine->managed()) step["load_s"] = SecondsSince(t0);  // to ready, or to the failure
+    if (engine->managed()) step["load_s"] = load_time.Seconds();  // to ready, or to the failure
     if (st.code() == Status::Code::kCancelled) {
       cancelled = true;
     } else if (!st.ok()) {

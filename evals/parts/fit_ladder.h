@@ -60,6 +60,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evals/base/clock.h"
 #include "evals/base/cancel.h"
 #include "evals/run/card.h"
 #include "evals/server/engine.h"
@@ -97,6 +98,8 @@ struct FitOptions {
   std::function<std::unique_ptr<Tokenizer>(std::unique_ptr<HttpTransport>)> make_tokenizer;
   // Progress lines for the user ("fit: 16384: loaded in 3.1 s, ..."); may be empty.
   std::function<void(const std::string&)> log;
+  // Times each step's load (load_s); null: RealClock::Default().
+  Clock* clock = nullptr;
 };
 
 // 4096, 8192, ..., 131072.

@@ -31,13 +31,6 @@ Status WriteAll(int fd, const std::string& data, const std::string& path) {
 
 }  // namespace
 
-Status MakeDirs(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::create_directories(path, ec);
-  if (ec) return Status::IoError(path + ": cannot create folder: " + ec.message());
-  return Status::Ok();
-}
-
 Status WriteFileAtomically(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -18,9 +18,6 @@ namespace evalrun {
 // the folder.
 Status WriteFileAtomically(const std::string& path, const std::string& text);
 
-// mkdir -p; the Status names the folder that could not be made.
-Status MakeDirs(const std::string& path);
-
 // Appends JSON lines to one file, each whole with one write(2). Write
 // leaves the line to the page cache (a killed process loses nothing; a
 // power loss may lose lines not yet synced, or tear the last one, which

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "evals/base/files.h"
 #include "evals/base/exit_codes.h"
 #include "evals/run/answer_writer.h"
 #include "evals/run/context_check.h"
@@ -107,7 +108,7 @@ nlohmann::json PartResult(const PartRun& r, std::vector<SampleRecord> records, i
 }  // namespace
 
 StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out) {
-  Status st = MakeDirs(r->dir);
+  Status st = MakeDirectories(r->dir);
   if (!st.ok()) return Stop(s.err, st, kExitBadInput);
   const std::vector<size_t> order = Unanswered(*r);
   const Card& card = s.job->card;

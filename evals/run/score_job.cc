@@ -4,6 +4,7 @@
 #include <map>
 
 #include "datasets/manifest.h"
+#include "evals/base/files.h"
 #include "evals/base/exit_codes.h"
 #include "evals/base/json_fields.h"
 #include "evals/base/jsonl.h"
@@ -104,7 +105,7 @@ int ScoreJob(const ScoreOptions& opts, FILE* out, FILE* err) {
   const std::string part_dir = job_dir + "/" + r.name;
   if (std::filesystem::exists(part_dir + "/samples.jsonl"))
     return *Stop(err, Status::InvalidInput(part_dir + "/samples.jsonl exists; choose another --job"), kExitBadInput);
-  Status st = MakeDirs(part_dir);
+  Status st = MakeDirectories(part_dir);
   if (!st.ok()) return *Stop(err, Status::InvalidInput(st.message()), kExitBadInput);
   std::string body;
   for (const SampleRecord& rec : scored) body += DumpLine(EncodeSample(rec)) + "\n";

@@ -8,7 +8,7 @@
 
 #include "evals/base/cancel.h"
 #include "evals/base/clock.h"
-#include "evals/run/card.h"
+#include "evals/server/server_config.h"
 #include "evals/server/http.h"
 #include "evals/server/types.h"
 

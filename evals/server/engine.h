@@ -52,7 +52,7 @@
 
 #include "evals/base/cancel.h"
 #include "evals/base/clock.h"
-#include "evals/run/card.h"
+#include "evals/server/server_config.h"
 #include "evals/server/http.h"
 #include "evals/base/status.h"
 

@@ -30,7 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evals/run/card.h"
+#include "evals/server/server_config.h"
 #include "evals/server/http.h"
 #include "evals/server/server_info.h"
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evals/base/cancel.h"
-#include "evals/run/card.h"
+#include "evals/server/server_config.h"
 #include "evals/server/http.h"
 #include "evals/base/status.h"
 

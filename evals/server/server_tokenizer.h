@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "evals/run/card.h"
+#include "evals/server/server_config.h"
 #include "evals/server/http.h"
 #include "evals/server/tokenizer.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "evals/base/cancel.h"
-#include "evals/run/card.h"
+#include "evals/server/server_config.h"
 #include "evals/server/http.h"
 #include "evals/server/server_info.h"
 #include "evals/base/status.h"
