@@ -4,8 +4,8 @@
 // naming the ways round it, and exit 2 within seconds (it used to try every
 // file 5 times, ~17 minutes for the 68 files). What is worth retrying (a
 // transfer broken midway, a 5xx) still is: datasets_fetch_test.cc,
-// ABrokenTransferIsRetriedWithinOneRunFromWhereItStopped and
-// RowsPagesAreRetriedAndTheirTotalChecked.
+// ABrokenTransferIsRetriedWithinOneRunFromWhereItStopped, and
+// datasets_fetch_sources_test.cc, RowsPagesAreRetriedAndTheirTotalChecked.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
