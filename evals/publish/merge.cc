@@ -72,7 +72,7 @@ json PartResult(const ShardSet& set, const MergedPart& mp) {
   r["kind"] = VerdictKindName(*mp.folder.kind);
   r["info"] = prepared.info;
   r["planned"] = mp.selected.size();
-  r["complete"] = mp.absent.empty() && set.missing.empty();
+  r["complete"] = mp.absent.empty();
   int too_long = 0;
   for (const auto& rec : mp.records) too_long += rec.too_long.refused;
   r["too_long"] = too_long;
