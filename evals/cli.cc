@@ -151,6 +151,7 @@ Examples:
   evalrun --card cards/clover-q4_0.json --parts ruler
   evalrun --card cards/local.json --parts mmlupro --limit 20 --job smoke
   evalrun --card cards/local.json --job smoke        # continues job "smoke"
+  evalrun --card cards/local.json --shard 2/4 --job big-2   # shard 2 of 4; see evalrun merge --help
 
 Exit codes: 0 ok, 1 bad input (nothing was asked), 2 server unreachable,
 3 incomplete (failed requests above the card's max_failed), 130 interrupted.
