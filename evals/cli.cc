@@ -16,6 +16,7 @@
 #include "evals/base/cancel.h"
 #include "evals/base/comma_list.h"
 #include "evals/publish/compare.h"
+#include "evals/publish/merge.h"
 #include "evals/publish/report.h"
 #include "evals/server/engine.h"
 #include "evals/base/exit_codes.h"
@@ -142,6 +143,7 @@ Examples:
   evalrun --card cards/clover-q4_0.json --parts ruler
   evalrun --card cards/local.json --parts mmlupro --limit 20 --job smoke
   evalrun --card cards/local.json --job smoke        # continues job "smoke"
+  evalrun --card cards/local.json --shard 2/4 --job big-2   # shard 2 of 4; see evalrun merge --help
 
 Exit codes: 0 ok, 1 bad input (nothing was asked), 2 server unreachable,
 3 incomplete (failed requests above the card's max_failed), 130 interrupted.
@@ -184,6 +186,26 @@ self-contained page: charts and a sample browser; opens without network).
 Exit codes: 0 ok, 1 bad input.
 )";
 
+constexpr const char* kMergeExamples = R"(
+Examples:
+  evalrun --card cards/local.json --shard 1/3 --job big-1   # on server / machine / array task 1
+  evalrun --card cards/local.json --shard 2/3 --job big-2   # ... 2
+  evalrun --card cards/local.json --shard 3/3 --job big-3   # ... 3
+  evalrun merge runs/big runs/big-1 runs/big-2 runs/big-3
+  evalrun merge runs/big-partial runs/big-1 runs/big-3 --partial
+
+--shard I/N (I from 1 to N) asks the items whose hash of (run key, question
+id) falls to shard I, so the N shards are disjoint and together the whole
+selection on every machine. merge checks that the shards share the run key,
+that none is given twice and no id is answered twice, and that every item
+is answered; it then writes OUT as one run's job folder (results.json from
+the parts' own aggregates over the merged answers), which report and
+compare read as any run. An incomplete set is an error naming the shards,
+part and ids missing, unless --partial (results.json then lists them).
+
+Exit codes: 0 merged, 1 bad input (nothing written).
+)";
+
 constexpr const char* kDatasetsExamples = R"(
 Examples:
   evalrun datasets fetch                      # every benchmark's required files
@@ -221,6 +243,9 @@ int RunCli(int argc, char** argv) {
   app.add_option("--base-url", run.base_url, "override the card's server.base_url (checked as the card's is)");
   app.add_option("--limit", run.limit, "at most N questions per part (a smoke run)")->check(IntegerAtLeast(1));
   app.add_flag("--force-resume", run.force_resume, "resume a job even though its card, data or server changed");
+  app.add_option("--shard", run.shard,
+                 "I/N: ask only shard I (1-based) of N of every part's selection, by a hash of the run key and "
+                 "the question id; join the N job folders with `evalrun merge`");
 
   ScoreOptions score;
   CLI::App* sc = app.add_subcommand("score", "re-score recorded answers without a server");
@@ -257,6 +282,13 @@ int RunCli(int argc, char** argv) {
   rp->add_option("--max-text", rep.max_text_chars,
                  "bytes of each response kept in the page's sample browser (default 4000)")
       ->check(IntegerAtLeast(0));
+
+  MergeOptions merge;
+  CLI::App* mg = app.add_subcommand("merge", "join the job folders of a run's shards (--shard I/N) into one");
+  mg->footer(kMergeExamples);
+  mg->add_option("out", merge.out_dir, "the merged job folder to write (new, or an empty folder)")->required();
+  mg->add_option("shards", merge.shard_dirs, "the shards' job folders (runs/<job>)")->required()->expected(1, -1);
+  mg->add_flag("--partial", merge.partial, "merge an incomplete set; results.json names the absent items");
 
   FetchOptions fetch;
   ListOptions list;
@@ -301,6 +333,7 @@ int RunCli(int argc, char** argv) {
     return CompareRuns(cmp, stdout, stderr);
   }
   if (rp->parsed()) return ReportRun(rep, stdout, stderr);
+  if (mg->parsed()) return MergeShards(merge, stdout, stderr);
   // No signal watcher: .part files make an interrupted fetch safe to resume.
   if (dfetch->parsed()) return DatasetsFetch(fetch, stdout, stderr);
   if (dlist->parsed()) return DatasetsList(list, stdout, stderr);

@@ -91,6 +91,13 @@ StepExit LoadParts(const RunOptions& opts, Job* job, FILE* err) {
   std::vector<std::string> notes;
   st = ResolveParts(card, opts.parts, "--parts", true, job, &notes);
   if (!st.ok()) return Stop(err, st, kExitBadInput);
+  if (job->shard.sharded() && !job->procedures.empty()) {
+    // A procedure drives the engine as a whole: it has no items to share out.
+    notes.push_back("--shard: " + ProcedureNames(*job) + " is not a question set and is not sharded; left out "
+                    "(run it once on its own with --parts " + ProcedureNames(*job) + ")");
+    job->procedures.clear();
+    if (job->parts.empty()) return Stop(err, Status::InvalidInput("--shard: no question part to run"), kExitBadInput);
+  }
   for (const auto& n : notes) std::fprintf(err, "evalrun: note: %s\n", n.c_str());
   job->managed = !card.server.command.empty();
   if (job->managed && !job->parts.empty() && (card.server.context <= 0 || card.server.slots <= 0)) {
@@ -106,6 +113,10 @@ StepExit LoadParts(const RunOptions& opts, Job* job, FILE* err) {
 }  // namespace
 
 StepExit ResolveJob(const RunOptions& opts, Job* job, FILE* err) {
+  if (!opts.shard.empty()) {
+    Status st = ParseShard(opts.shard, "--shard", &job->shard);
+    if (!st.ok()) return Stop(err, st, kExitBadInput);
+  }
   if (StepExit e = LoadParts(opts, job, err)) return e;
   job->data_dir = opts.data_dir.empty() ? DefaultDataDir() : opts.data_dir;
   job->limit = opts.limit;

@@ -24,6 +24,7 @@ std::vector<SampleRecord> InItemOrder(const PartRun& r, std::vector<SampleRecord
 void AddPartKeys(const PartRun& r, nlohmann::json* result) {
   if (r.def->verdict) (*result)["kind"] = VerdictKindName(*r.def->verdict);
   (*result)["info"] = r.prepared.info;
+  if (!r.shard.is_null()) (*result)["shard"] = r.shard;
 }
 
 Status WriteResults(const std::string& job_dir, const Card& card, const std::string& job,

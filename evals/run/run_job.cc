@@ -54,6 +54,7 @@ StepExit RunQuestionParts(Job* job, Server* server, NoiseLog* noise, CancelToken
     if (cancel->cancelled()) tally->interrupted = true;
     nlohmann::json extra = {{"finished_utc", UtcNow()}, {"server", server->props.ToJson()},
                             {"noise", noise->sampler()->Summary()}};
+    if (job->shard.sharded()) extra["shard"] = ShardJson(*job);
     Status st = WriteResults(job->dir.path(), card, job->dir.job(), tally->parts_done, extra);
     if (!st.ok()) return Stop(err, st, kExitIncomplete);
     if (!o.stopped.ok()) {
@@ -144,7 +145,9 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
   if (StepExit e = PrepareBeforeServer(&job, err)) return *e;
   if (StepExit e = StartServer(job, cancel, &server, err)) return *e;
   if (StepExit e = PrepareAfterServer(&job, server, err)) return *e;
+  if (StepExit e = ApplyShard(&job, server, err)) return *e;
   if (StepExit e = OpenRun(&job, server, err)) return *e;
+  if (StepExit e = WriteShardFile(job, err)) return *e;
   if (StepExit e = LoadAnswered(&job, err)) return *e;
 
   NoiseLog noise(job.card, server.origin, job.dir.path() + "/load.jsonl",

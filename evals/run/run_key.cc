@@ -27,6 +27,8 @@ nlohmann::json HostInfo() {
   return h;
 }
 
+}  // namespace
+
 // The card's JSON without the keys its parts leave out of the run key
 // (CardKey::in_run_key: the question counts), what must not change for a
 // job to be resumed.
@@ -51,6 +53,8 @@ nlohmann::json RunKey(const Job& job, const ServerProps& props) {
   key["model_path"] = props.model_path;
   return key;
 }
+
+namespace {
 
 // A resumed job's run.json, its run key compared with this run's.
 StepExit CheckResume(const Job& job, const nlohmann::json& run_key, nlohmann::json* run_json, FILE* err) {
@@ -114,6 +118,7 @@ StepExit OpenRun(Job* job, const Server& server, FILE* err) {
   run_json["server"]["base_url"] = card.server.base_url;
   run_json["slots"] = server.slots;
   run_json["data_dir"] = job->data_dir;
+  if (job->shard.sharded()) run_json["shard"] = ShardJson(*job);
   if (!job->resuming) {
     Status st = WriteFileAtomically(job->dir.path() + "/run.json", run_json.dump(2) + "\n");
     if (!st.ok()) return Stop(err, st, kExitBadInput);

@@ -4,6 +4,7 @@
 //   prepare_parts.cc  PrepareBeforeServer, PrepareAfterServer
 //   server_start.cc   StartServer: the managed engine, /health, /props, slots
 //   run_key.cc        OpenRun (run key, run.json, resume check), LoadAnswered
+//   shard_step.cc     ApplyShard, WriteShardFile (--shard I/N, evals/run/shard.h)
 //   run_part.cc       RunQuestionPart: the pool, the writer, the records, the result
 //   results_file.cc   WriteResults, PrintTable, the result's common keys
 //   run_job.cc        RunJob: the steps in order, the procedures, the exit code
@@ -33,6 +34,7 @@
 #include "evals/run/part_registry.h"
 #include "evals/run/runner.h"
 #include "evals/run/sample_record.h"
+#include "evals/run/shard.h"
 #include "evals/server/client.h"
 #include "evals/server/engine.h"
 #include "evals/server/kv_capacity.h"
@@ -59,6 +61,11 @@ struct PartRun {
   ContextFit context;                     // what FitToContext left out
   std::string dir;                        // <job>/<name>
   std::vector<SampleRecord> answered;     // read back from samples.jsonl on resume
+  // --shard: every id of the selection before it was narrowed to this
+  // shard's, in item order (empty when not sharded), and the part's "shard"
+  // object of results.json ({index, count, selected}; null when not sharded).
+  std::vector<std::string> selected;
+  nlohmann::json shard;
 };
 
 struct Job {
@@ -73,6 +80,8 @@ struct Job {
   bool managed = false;              // server.command: evalrun starts the engine
   int limit = -1;                    // --limit
   bool force_resume = false;
+  ShardSpec shard;                   // --shard I/N (count 0: not sharded)
+  std::string run_key_sha256;        // set by ApplyShard when sharded
 };
 
 struct Server {
@@ -103,6 +112,19 @@ StepExit PrepareAfterServer(Job* job, const Server& server, FILE* err);
 StepExit OpenRun(Job* job, const Server& server, FILE* err);
 // Every part's samples.jsonl read back through its codec before any request.
 StepExit LoadAnswered(Job* job, FILE* err);
+
+// The run key: the card without the keys its parts leave out of it (the
+// question counts), the datasets' sha256, the server's build and model.
+nlohmann::json RunKey(const Job& job, const ServerProps& props);
+// --shard I/N (evals/run/shard.h): every part's items narrowed to this
+// shard's, after PrepareAfterServer; a resumed job must be the same shard.
+// Nothing when the job is not sharded.
+StepExit ApplyShard(Job* job, const Server& server, FILE* err);
+// <job>/shard.json, after OpenRun (a resumed shard's is checked, not
+// rewritten). Nothing when the job is not sharded.
+StepExit WriteShardFile(const Job& job, FILE* err);
+// {index, count, run_key_sha256}: "shard" of run.json and results.json.
+nlohmann::json ShardJson(const Job& job);
 
 // What every question part's run shares: the server, the clients, the
 // watchers (RunJob makes them once, after OpenRun).

@@ -23,6 +23,7 @@ struct RunOptions {
   std::string base_url;            // overrides server.base_url
   int limit = -1;                  // at most N questions per part
   bool force_resume = false;
+  std::string shard;               // --shard I/N (evals/run/shard.h); empty: the whole selection
 };
 
 struct ScoreOptions {
