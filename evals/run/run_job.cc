@@ -49,6 +49,8 @@ StepExit RunQuestionParts(Job* job, Server* server, NoiseLog* noise, CancelToken
     if (cancel->cancelled()) break;
     PartOutcome o;
     if (StepExit e = RunQuestionPart(&r, s, &o)) return e;
+    if (job->repeat >= 2 && o.stopped.ok() && !cancel->cancelled())
+      if (StepExit e = RunRepeat(&r, s, &o)) return e;
     tally->parts_done[r.name] = o.result;
     tally->failed += o.failed;
     if (cancel->cancelled()) tally->interrupted = true;
@@ -117,6 +119,11 @@ StepExit RunProcedures(Job* job, Server* server, NoiseLog* noise, CancelToken* c
 
 int Finish(const Job& job, const Tally& tally, NoiseLog* noise, CancelToken* cancel, FILE* out, FILE* err) {
   PrintTable(out, job.parts, tally.parts_done);
+  for (const auto& r : job.parts) {
+    if (!tally.parts_done.contains(r.name) || !tally.parts_done[r.name].contains("repeat")) continue;
+    std::fprintf(out, "repeat 2 of %s (%s/repeat-2): %s\n", r.name.c_str(), job.dir.path().c_str(),
+                 tally.parts_done[r.name]["repeat"]["text"].get<std::string>().c_str());
+  }
   std::fprintf(out, "\nmachine noise: %s\n", noise->sampler()->SummaryLine().c_str());
   std::fprintf(out, "results: %s/results.json\n", job.dir.path().c_str());
   if (tally.interrupted || cancel->cancelled()) {

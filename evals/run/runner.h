@@ -23,6 +23,7 @@ struct RunOptions {
   std::string base_url;            // overrides server.base_url
   int limit = -1;                  // at most N questions per part
   bool force_resume = false;
+  int repeat = 0;                  // --repeat: 1 or 2; 0: the card's `repeat`
 };
 
 struct ScoreOptions {
