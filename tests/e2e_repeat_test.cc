@@ -172,6 +172,10 @@ TEST_F(E2eRepeat, ResumeOfARunKilledDuringRepeatTwo) {
   const size_t done2 = CountLines(ReadFile(second_path));
   ASSERT_LT(done2, 30u);
   const int asked_before = server.chat_requests();
+  // results.json was written when the first repeat finished: a single run's.
+  const nlohmann::json killed = Results("k")["parts"]["mmlupro"];
+  EXPECT_EQ(killed["n"], 30);
+  EXPECT_FALSE(killed.contains("repeat"));
 
   // The same command without --repeat goes on with the second repeat.
   argv.resize(argv.size() - 2);

@@ -49,15 +49,22 @@ StepExit RunQuestionParts(Job* job, Server* server, NoiseLog* noise, CancelToken
     if (cancel->cancelled()) break;
     PartOutcome o;
     if (StepExit e = RunQuestionPart(&r, s, &o)) return e;
-    if (job->repeat >= 2 && o.stopped.ok() && !cancel->cancelled())
+    auto write = [&]() {
+      tally->parts_done[r.name] = o.result;
+      nlohmann::json extra = {{"finished_utc", UtcNow()}, {"server", server->props.ToJson()},
+                              {"noise", noise->sampler()->Summary()}};
+      return WriteResults(job->dir.path(), card, job->dir.job(), tally->parts_done, extra);
+    };
+    Status st = write();
+    if (!st.ok()) return Stop(err, st, kExitIncomplete);
+    // --repeat 2: the part again into <job>/repeat-2; results.json once more with its `repeat`.
+    if (job->repeat >= 2 && o.stopped.ok() && !cancel->cancelled()) {
       if (StepExit e = RunRepeat(&r, s, &o)) return e;
-    tally->parts_done[r.name] = o.result;
+      st = write();
+      if (!st.ok()) return Stop(err, st, kExitIncomplete);
+    }
     tally->failed += o.failed;
     if (cancel->cancelled()) tally->interrupted = true;
-    nlohmann::json extra = {{"finished_utc", UtcNow()}, {"server", server->props.ToJson()},
-                            {"noise", noise->sampler()->Summary()}};
-    Status st = WriteResults(job->dir.path(), card, job->dir.job(), tally->parts_done, extra);
-    if (!st.ok()) return Stop(err, st, kExitIncomplete);
     if (!o.stopped.ok()) {
       // The server changed model or build, or never came back: what was
       // answered is kept (results.json says how far it got); resumable.

@@ -87,8 +87,8 @@ nlohmann::json OutagesJson(const RequestPool& pool) {
 
 // The part's object of results.json: its aggregate of the records, and the
 // runner's keys (docs/results-schema.md "keys every part has").
-nlohmann::json PartResult(const PartRun& r, const std::vector<SampleRecord>& scored, int failed, const RunServices& s,
-                          const RequestPool& pool, bool admission) {
+nlohmann::json PartResult(const PartRun& r, const std::vector<SampleRecord>& scored, int failed,
+                          const RunServices& s, const RequestPool& pool, bool admission) {
   nlohmann::json result = r.part->Aggregate(scored, failed, r.prepared);
   AddPartKeys(r, &result);
   result["planned"] = r.prepared.items.size();
