@@ -37,7 +37,8 @@ Paired PairUnits(const Metric& a, const Metric& b) {
   return p;
 }
 
-Status ReadHeadline(const RunFolder& run, const std::string& part, VerdictKind kind, Metric* out) {
+Status ReadHeadline(const RunFolder& run, const std::string& part, VerdictKind kind, Metric* out,
+                    nlohmann::json* notes) {
   FolderPart fp;
   EVALRUN_RETURN_IF_ERROR(DescribeFolderPart(run, part, &fp));
   if (fp.kind && *fp.kind != kind)
@@ -49,6 +50,7 @@ Status ReadHeadline(const RunFolder& run, const std::string& part, VerdictKind k
   bool torn = false;
   Status st = ReadRecordsReadOnly(SamplesPath(run, part), kind, &records, &torn);
   if (!st.ok()) return Status::InvalidInput("--noise: " + st.message());
+  if (torn) notes->push_back(TornTailNote(SamplesPath(run, part)));
   PartUnits units = ExtractUnits(fp, records);
   *out = std::move(units.metrics[0]);
   return Status::Ok();
@@ -102,8 +104,8 @@ Status PartNoise(const NoisePair& pair, const std::string& part, VerdictKind kin
                                   "/results.json (it has: " + Join(r->parts, ", ") +
                                   "): the noise pair must cover the same parts and items as A/B");
   Metric na, na2;
-  EVALRUN_RETURN_IF_ERROR(ReadHeadline(pair.a, part, kind, &na));
-  EVALRUN_RETURN_IF_ERROR(ReadHeadline(pair.a2, part, kind, &na2));
+  EVALRUN_RETURN_IF_ERROR(ReadHeadline(pair.a, part, kind, &na, notes));
+  EVALRUN_RETURN_IF_ERROR(ReadHeadline(pair.a2, part, kind, &na2, notes));
   const Paired ab = PairUnits(head_a, head_b);
   const Paired aa = PairUnits(na, na2);
   std::vector<std::string> kab = ab.keys, kaa = aa.keys;
