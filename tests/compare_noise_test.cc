@@ -206,5 +206,35 @@ TEST_F(CompareNoise, TheBinaryTakesTwoFoldersAfterNoise) {
   EXPECT_NE(r.err.find("--noise"), std::string::npos) << r.err;
 }
 
+TEST(CompareNoiseFractions, RulerUsesTheMeanSquaredDifference) {
+  TempDir t("evalrun_compare_noise");
+  // 40 RULER samples; A2 differs from A by 0.5 on 4 of them (s2 = 4 * 0.25 / 40 = 0.025);
+  // B is A with one sample 1 -> 0.
+  std::vector<nlohmann::json> a, a2, b;
+  for (int i = 0; i < 40; ++i) {
+    nlohmann::json s = {{"id", "niah_single_1-4096-" + std::to_string(i)}, {"task", "niah_single_1"},
+                        {"length", 4096}, {"score", 1.0}, {"cut_off", false}};
+    a.push_back(s);
+    b.push_back(s);
+    if (i < 4) s["score"] = 0.5;
+    a2.push_back(s);
+  }
+  b[10]["score"] = 0.0;
+  MakeRun(t.path() + "/a", "a", {{"ruler", a}});
+  MakeRun(t.path() + "/a2", "a2", {{"ruler", a2}});
+  MakeRun(t.path() + "/b", "b", {{"ruler", b}});
+  Captured c = Compare(Opts(t, "b", true));
+  ASSERT_EQ(c.code, kExitOk) << c.err;
+  const auto n = nlohmann::json::parse(c.out)["parts"][0]["noise"];
+  EXPECT_EQ(n["flips"], 4);
+  EXPECT_EQ(n["flip_rate"], 0.1);
+  EXPECT_EQ(n["mean_sq_diff"], 0.025);
+  // 2.801585218 * sqrt(0.025 / 40) = 0.070039630
+  EXPECT_EQ(n["mde"], 0.07004);
+  EXPECT_EQ(n["delta"], -0.025);
+  EXPECT_EQ(n["label"], "within noise");
+  EXPECT_NE(n["text"].get<std::string>().find("sqrt(s2 0.0250 / 40) = 7.00 pp"), std::string::npos) << n["text"];
+}
+
 }  // namespace
 }  // namespace evalrun
