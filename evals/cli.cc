@@ -164,12 +164,19 @@ Examples:
   evalrun compare runs/qwen3-b5000 runs/qwen3-b5100
   evalrun compare runs/old runs/new --parts mmlupro,gpqa --min-delta 1
   evalrun compare runs/old runs/new --json > compare.json
+  evalrun compare runs/old runs/new --noise runs/old runs/old/repeat-2
 
 Answers are paired by question id, part by part. For each part, category,
 RULER task/length and IFEval instruction: the scores of A and B, delta B - A,
 the discordant pairs, the exact McNemar p-value, a paired-bootstrap 95 %
 interval (2000 resamples, seed 12345) and the questions that flipped. Runs on
 different question sets are compared on the ids both answered.
+
+--noise A A2 takes an A/A pair (one build run twice on the same items) and
+states per part the smallest difference the comparison can detect:
+MDE = (z_{1-alpha/2} + z_{0.8}) * sqrt(d / n), d = the A/A flip rate, n = the
+items compared (alpha 0.05: 2.8016 * sqrt(d / n)); a headline difference below
+it is labelled "within noise". No flips: the floor is below 1/n.
 
 Exit codes: 0 no significant regression; 4 a significant regression (B below
 A in a part's headline score with p < alpha and |delta| >= --min-delta);
@@ -242,6 +249,10 @@ int RunCli(int argc, char** argv) {
   app.add_option("--data-dir", run.data_dir, "dataset folder (default: $EVALRUN_DATA, else ~/.local/share/evalrun)");
   app.add_option("--base-url", run.base_url, "override the card's server.base_url (checked as the card's is)");
   app.add_option("--limit", run.limit, "at most N questions per part (a smoke run)")->check(IntegerAtLeast(1));
+  app.add_option("--repeat", run.repeat,
+                 "2: run every part twice into the job (the second in <job>/repeat-2) and report the flip rate "
+                 "between the repeats (default: the card's repeat, 1)")
+      ->check(CLI::Range(1, 2));
   app.add_flag("--force-resume", run.force_resume, "resume a job even though its card, data or server changed");
   app.add_option("--shard", run.shard,
                  "I/N: ask only shard I (1-based) of N of every part's selection, by a hash of the run key and "
@@ -273,6 +284,11 @@ int RunCli(int argc, char** argv) {
   cm->add_option("--min-delta", cmp.min_delta,
                  "smallest drop, in percentage points, that counts as a regression (default 0)")
       ->check(NumberIn(0.0, 100.0, "[0, 100]"));
+  std::vector<std::string> cmp_noise;
+  cm->add_option("--noise", cmp_noise,
+                 "an A/A pair (the same build run twice: A A2, e.g. runs/<job> runs/<job>/repeat-2) that measures "
+                 "each part's noise floor")
+      ->expected(2);
   cm->add_flag("--json", cmp.json, "print JSON (schema evalrun.compare/1, docs/results-schema.md) instead of Markdown");
 
   ReportOptions rep;
@@ -330,6 +346,10 @@ int RunCli(int argc, char** argv) {
   if (sc->parsed()) return ScoreJob(score, stdout, stderr);
   if (cm->parsed()) {
     cmp.parts = SplitCommaList(cmp_parts);
+    if (cmp_noise.size() == 2) {
+      cmp.noise_a = cmp_noise[0];
+      cmp.noise_a2 = cmp_noise[1];
+    }
     return CompareRuns(cmp, stdout, stderr);
   }
   if (rp->parsed()) return ReportRun(rep, stdout, stderr);

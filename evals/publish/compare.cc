@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "evals/publish/compare_markdown.h"
+#include "evals/publish/compare_noise.h"
 #include "evals/publish/compare_setup.h"
 #include "evals/publish/compare_stats.h"
 #include "evals/publish/compare_units.h"
@@ -16,6 +17,10 @@ namespace evalrun {
 namespace {
 
 using compare_internal::CompareMetric;
+using compare_internal::LoadNoisePair;
+using compare_internal::NoiseFloorSummary;
+using compare_internal::NoisePair;
+using compare_internal::PartNoise;
 using compare_internal::ExtractUnits;
 using compare_internal::PartUnits;
 using compare_internal::RunHeader;
@@ -47,6 +52,8 @@ Status BuildComparisonOrThrow(const CompareOptions& opts, nlohmann::json* out) {
   RunFolder a, b;
   EVALRUN_RETURN_IF_ERROR(LoadRunFolder(opts.run_a, &a));
   EVALRUN_RETURN_IF_ERROR(LoadRunFolder(opts.run_b, &b));
+  NoisePair noise;
+  EVALRUN_RETURN_IF_ERROR(LoadNoisePair(opts, &noise));
 
   nlohmann::json notes = nlohmann::json::array();
   std::vector<std::string> parts;
@@ -81,6 +88,7 @@ Status BuildComparisonOrThrow(const CompareOptions& opts, nlohmann::json* out) {
                      {"bootstrap", {{"resamples", opts.resamples}, {"seed", opts.seed}, {"level", 0.95},
                                     {"rng", "CPython random.Random (PyRandom), _randbelow(n) per draw"}}},
                      {"test", "exact two-sided McNemar (sign test on pairs whose scores differ)"}};
+  doc["noise_floor"] = NoiseFloorSummary(noise, opts);
   doc["setup"] = SetupRows(a, b);
   const auto& card_a = JsonAt(a.run, {"card"});
   const auto& card_b = JsonAt(b.run, {"card"});
@@ -152,6 +160,15 @@ Status BuildComparisonOrThrow(const CompareOptions& opts, nlohmann::json* out) {
     pd["regression"] = verdict == "regression";
     if (verdict == "regression") regressions.push_back(part);
     if (verdict == "improvement") improvements.push_back(part);
+    pd["noise"] = nullptr;
+    pd["within_noise"] = nullptr;
+    if (noise.given) {
+      nlohmann::json nj;
+      EVALRUN_RETURN_IF_ERROR(PartNoise(noise, part, *fa.kind, ua.metrics[0], ub.metrics[0],
+                                        head["overall"]["delta"].get<double>(), opts, &nj, &notes));
+      pd["within_noise"] = nj["within_noise"];
+      pd["noise"] = std::move(nj);
+    }
     if (head["only_in_a"].get<int64_t>() > 0 || head["only_in_b"].get<int64_t>() > 0)
       notes.push_back("part " + part + ": compared on the " + head["paired"].dump() + " ids both runs answered (" +
                       head["only_in_a"].dump() + " only in A, " + head["only_in_b"].dump() + " only in B)");

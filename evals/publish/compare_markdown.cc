@@ -51,6 +51,51 @@ std::string FlipValue(double v, const std::string& kind) {
   return FormatDouble("%.2f", v);
 }
 
+// " (within noise)" after a part's verdict when the noise floor says so.
+std::string NoiseTag(const nlohmann::json& part) {
+  const auto& w = part.value("within_noise", nlohmann::json());
+  return w.is_boolean() && w.get<bool>() ? " (within noise)" : "";
+}
+
+// The noise-floor section: the A/A pair's flips and the smallest difference
+// the comparison detects, per part; or that none was measured.
+void NoiseSection(const nlohmann::json& cmp, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
+  const auto& nf = cmp.value("noise_floor", nlohmann::json());
+  if (!nf.is_object()) return;
+  line("## Noise floor (A/A)");
+  line("");
+  if (!nf["measured"].get<bool>()) {
+    line("Not measured: " + JsonText(nf["text"]) + ".");
+    line("");
+    return;
+  }
+  line("A/A pair: A = " + Code(JsonText(nf["a"])) + ", A2 = " + Code(JsonText(nf["a2"])) + ". " +
+       Cell(JsonText(nf["formula"])) + "; alpha " + FormatDouble("%g", nf["alpha"].get<double>()) + ", power " +
+       FormatDouble("%g", nf["power"].get<double>()) + ". A headline |Δ| below the floor is labelled within "
+       "noise (the label does not change the verdict or the exit code).");
+  line("");
+  line("| part | A/A flips | flip rate | n | detectable Δ (pp) | A/B Δ (pp) | |");
+  line("|---|--:|--:|--:|--:|--:|---|");
+  for (const auto& p : cmp["parts"]) {
+    const auto& n = p.value("noise", nlohmann::json());
+    if (!n.is_object()) continue;
+    std::string mde = n["mde"].is_number()      ? FormatDouble("%.2f", n["mde"].get<double>() * 100)
+                      : n["mde_below"].is_number() ? "< " + FormatDouble("%.2f", n["mde_below"].get<double>() * 100) +
+                                                         " (no flips)"
+                                                   : "(nothing paired)";
+    line("| " + Cell(JsonText(p["part"])) + " | " + n["flips"].dump() + "/" + n["pairs"].dump() + " | " +
+         Pct(n["flip_rate"]) + " % | " + n["n"].dump() + " | " + mde + " | " + Pp(n["delta"]) + " | " +
+         JsonText(n["label"]) + " |");
+  }
+  line("");
+  for (const auto& p : cmp["parts"]) {
+    const auto& n = p.value("noise", nlohmann::json());
+    if (n.is_object()) line("- " + Cell(JsonText(p["part"])) + ": " + Cell(JsonText(n["text"])) + ".");
+  }
+  line("");
+}
+
 }  // namespace
 
 std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
@@ -93,7 +138,7 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
          JsonText(p["part"]) + ": " + JsonText(m["title"]) + " " + Pct(st["score_a"]) + " % → " +
          Pct(st["score_b"]) + " % (Δ " + Pp(st["delta"]) + " pp, 95 % CI " + Ci(st) + " pp, McNemar p = " +
          FormatPValue(st["p_value"].get<double>()) + ", " + st["a_better"].dump() + " vs " +
-         st["b_better"].dump() + " discordant).");
+         st["b_better"].dump() + " discordant)" + NoiseTag(p) + ".");
   }
   line("");
 
@@ -108,6 +153,7 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
       std::string verdict = JsonText(st["verdict"]);
       if (first) {
         if (verdict == "regression" || verdict == "improvement") verdict = "**" + verdict + "**";
+        verdict += NoiseTag(p);
       } else {
         verdict = "(" + verdict + ")";
       }
@@ -123,6 +169,7 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
        "whose scores differ). Only each part's first metric decides the exit code; the others are shown in "
        "parentheses.");
   line("");
+  NoiseSection(cmp, &o);
 
   line("## What differs between the runs");
   line("");

@@ -21,6 +21,11 @@ struct CompareOptions {
   int resamples = kBootstrapResamples;
   uint64_t seed = kBootstrapSeed;
   int max_flips_shown = 50;         // per part in Markdown (JSON lists all)
+  // --noise A A2: the same build run twice (an A/A pair), from which each
+  // part's noise floor is measured (evals/publish/compare_noise.h); empty:
+  // none measured.
+  std::string noise_a;
+  std::string noise_a2;
 };
 
 // parts[].kind of evalrun.compare/1 for instruction verdicts ("choice" and

@@ -362,6 +362,27 @@ std::string RenderReportHtml(const json& m) {
     h += "</section>\n";
   }
 
+  // Run-to-run noise (--repeat 2).
+  if (m.value("repeats", json()).is_array()) {
+    h += "<section id=\"repeat\"><h2>Run-to-run noise (--repeat 2)</h2><p>Every part was run twice (the second in "
+         "<code>repeat-2/</code>). " + E(m["repeats"][0]["formula"]) + "; alpha 0.05, power 0.8. A difference from "
+         "another run below the detectable difference is within noise.</p><table><thead><tr><th>part</th>"
+         "<th>flips</th><th>flip rate (%)</th><th>detectable difference (pp)</th></tr></thead><tbody>";
+    for (const auto& r : m["repeats"]) {
+      std::string mde = r["mde"].is_number()         ? FormatDouble("%.2f", r["mde"].get<double>())
+                        : r["mde_below"].is_number() ? "&lt; " + FormatDouble("%.2f", r["mde_below"].get<double>()) +
+                                                           " (no flips)"
+                                                     : "";
+      h += "<tr><td>" + E(r["part"]) + "</td><td>" + NumOrDash(r["flips"], "%.0f") + " / " +
+           NumOrDash(r["pairs"], "%.0f") + "</td><td>" +
+           FormatDouble("%.2f", r["flip_rate"].is_number() ? r["flip_rate"].get<double>() : 0.0) + "</td><td>" + mde +
+           "</td></tr>";
+    }
+    h += "</tbody></table><ul class=\"plain\">";
+    for (const auto& r : m["repeats"]) h += "<li>" + E(r["part"]) + ": " + E(r["text"]) + "</li>";
+    h += "</ul></section>\n";
+  }
+
   // Setup and noise.
   h += "<section id=\"setup\"><h2>Setup</h2><table class=\"kv\"><tbody>";
   for (const auto& kv : m["setup"]) h += "<tr><td>" + E(kv[0]) + "</td><td>" + E(kv[1]) + "</td></tr>";

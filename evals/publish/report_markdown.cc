@@ -80,6 +80,26 @@ std::string RenderReportMarkdown(const json& m) {
            NumCell(r["correct"], "%.0f") + " | " + NumCell(r["score"], "%.2f") + " |");
     line("");
   }
+  if (m.value("repeats", json()).is_array()) {
+    line("## Run-to-run noise (--repeat 2)");
+    line("");
+    line("Every part was run twice (the second in `repeat-2/`). " + MarkdownCell(JsonText(m["repeats"][0]["formula"])) +
+         "; alpha 0.05, power 0.8. A difference from another run below the detectable difference is within noise.");
+    line("");
+    line("| part | flips | flip rate (%) | detectable difference (pp) |");
+    line("|---|--:|--:|--:|");
+    for (const auto& r : m["repeats"]) {
+      std::string mde = r["mde"].is_number()         ? NumCell(r["mde"], "%.2f")
+                        : r["mde_below"].is_number() ? "< " + NumCell(r["mde_below"], "%.2f") + " (no flips)"
+                                                     : "";
+      line("| " + MarkdownCell(JsonText(r["part"])) + " | " + NumCell(r["flips"], "%.0f") + " / " +
+           NumCell(r["pairs"], "%.0f") + " | " + NumCell(r["flip_rate"], "%.2f") + " | " + mde + " |");
+    }
+    line("");
+    for (const auto& r : m["repeats"])
+      line("- " + MarkdownCell(JsonText(r["part"])) + ": " + MarkdownCell(JsonText(r["text"])));
+    line("");
+  }
   line("## Setup");
   line("");
   line("| | |");

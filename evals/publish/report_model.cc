@@ -271,6 +271,21 @@ json SummaryRow(const std::string& part, const json& p) {
 
 
 // The title and subtitle: job, card, finish time, evalrun version.
+// A part's `repeat` (evalrun run --repeat 2), in percent and points.
+json RepeatRow(const std::string& part, const json& rep) {
+  json row;
+  row["part"] = part;
+  row["pairs"] = OptJson(Num(rep, {"pairs"}));
+  row["flips"] = OptJson(Num(rep, {"flips"}));
+  std::optional<double> rate = Num(rep, {"flip_rate"}), mde = Num(rep, {"mde"}), below = Num(rep, {"mde_below"});
+  row["flip_rate"] = rate ? json(*rate * 100) : json();
+  row["mde"] = mde ? json(*mde * 100) : json();
+  row["mde_below"] = below ? json(*below * 100) : json();
+  row["text"] = JsonText(rep.value("text", json()));
+  row["formula"] = JsonText(rep.value("formula", json()));
+  return row;
+}
+
 void AddTitle(const RunFolder& run, json* model) {
   json& m = *model;
   const json& res = run.results;
@@ -300,6 +315,7 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
   json categories = json::array();
   json samples = json::array();
   json sample_parts = json::array();
+  json repeats = json::array();
   m["instruction"] = nullptr;
   m["by_length"] = nullptr;
 
@@ -338,8 +354,10 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
                       (planned ? FormatDouble("%.0f", *planned) : "?") +
                       " planned answered (resume the job to finish it)");
     summary.push_back(std::move(row));
+    if (const json& rep = JsonAt(p, {"repeat"}); rep.is_object()) repeats.push_back(RepeatRow(name, rep));
   }
   m["summary"] = summary;
+  m["repeats"] = repeats.empty() ? json() : repeats;
   m["categories"] = categories;
 
   m["samples"] = samples;

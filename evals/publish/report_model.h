@@ -14,6 +14,8 @@
 //   by_length: {title, lengths: [{length, label, score, tasks}], tasks} or null,
 //   categories: [{part, title, dimension, rows: [{name, n, correct, score}]}],
 //   setup: [[field, text]], noise: {text, details} or null, notes,
+//   repeats: [{part, pairs, flips, flip_rate (%), mde (pp) or null,
+//              mde_below (pp) or null, text, formula}] (a --repeat 2 run) or null,
 //   samples: [{part, id, category, verdict, gold, extracted, response, ...}],
 //   sample_parts, max_text_chars}.
 //

@@ -147,6 +147,7 @@ Status ParseCard(std::string_view text, const std::string& source, Card* card) {
   if (obj) EVALRUN_RETURN_IF_ERROR(ParseSampling(*obj, source, &card->sampling));
   EVALRUN_RETURN_IF_ERROR(f.Bool("thinking", &card->thinking));
   EVALRUN_RETURN_IF_ERROR(f.IntIn("max_failed", 0, JsonFields::kNoLimit, &card->max_failed));
+  EVALRUN_RETURN_IF_ERROR(f.IntIn("repeat", 1, 2, &card->repeat));
   EVALRUN_RETURN_IF_ERROR(f.Object("load_sampling", &obj));
   if (obj) EVALRUN_RETURN_IF_ERROR(ParseLoadSampling(*obj, source, &card->load_sampling));
 

@@ -65,6 +65,7 @@ struct Card {
   SamplingConfig sampling;
   bool thinking = false;
   int max_failed = 0;          // failed requests tolerated before exit 3
+  int repeat = 1;              // runs of every question part (2: an A/A pair, see evals/run/run_steps.h RunRepeat)
   LoadSamplingConfig load_sampling;
   std::vector<PartConfig> parts;  // in card order
 

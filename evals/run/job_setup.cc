@@ -121,12 +121,19 @@ StepExit ResolveJob(const RunOptions& opts, Job* job, FILE* err) {
   job->data_dir = opts.data_dir.empty() ? DefaultDataDir() : opts.data_dir;
   job->limit = opts.limit;
   job->force_resume = opts.force_resume;
+  job->repeat = opts.repeat > 0 ? opts.repeat : job->card.repeat;
   // The job folder, locked for this process (evals/run/job_dir.h); removed
   // again on a failure before run.json is written.
   Status st = job->dir.Open(opts.out_dir, opts.job, DefaultJobName(job->card.name));
   if (!st.ok()) return Stop(err, st, kExitBadInput);
   // Resume or new: an existing job is continued, never overwritten.
   job->resuming = ReadFileToString(job->dir.path() + "/run.json", &job->old_run_text).ok();
+  // A job that began a second repeat goes on with it unless --repeat says otherwise.
+  if (job->resuming && opts.repeat == 0 && job->repeat < 2 && access(RepeatDir(*job).c_str(), F_OK) == 0) {
+    job->repeat = 2;
+    std::fprintf(err, "evalrun: %s exists: the job runs every part twice (--repeat 1 to stop that)\n",
+                 RepeatDir(*job).c_str());
+  }
   if (access(job->dir.path().c_str(), W_OK) != 0)
     return Stop(err, Status::InvalidInput(job->dir.path() + ": output folder is not writable"), kExitBadInput);
   const ServerConfig& server = job->card.server;

@@ -49,14 +49,23 @@ StepExit RunQuestionParts(Job* job, Server* server, NoiseLog* noise, CancelToken
     if (cancel->cancelled()) break;
     PartOutcome o;
     if (StepExit e = RunQuestionPart(&r, s, &o)) return e;
-    tally->parts_done[r.name] = o.result;
+    auto write = [&]() {
+      tally->parts_done[r.name] = o.result;
+      nlohmann::json extra = {{"finished_utc", UtcNow()}, {"server", server->props.ToJson()},
+                              {"noise", noise->sampler()->Summary()}};
+      if (job->shard.sharded()) extra["shard"] = ShardJson(*job);
+      return WriteResults(job->dir.path(), card, job->dir.job(), tally->parts_done, extra);
+    };
+    Status st = write();
+    if (!st.ok()) return Stop(err, st, kExitIncomplete);
+    // --repeat 2: the part again into <job>/repeat-2; results.json once more with its `repeat`.
+    if (job->repeat >= 2 && o.stopped.ok() && !cancel->cancelled()) {
+      if (StepExit e = RunRepeat(&r, s, &o)) return e;
+      st = write();
+      if (!st.ok()) return Stop(err, st, kExitIncomplete);
+    }
     tally->failed += o.failed;
     if (cancel->cancelled()) tally->interrupted = true;
-    nlohmann::json extra = {{"finished_utc", UtcNow()}, {"server", server->props.ToJson()},
-                            {"noise", noise->sampler()->Summary()}};
-    if (job->shard.sharded()) extra["shard"] = ShardJson(*job);
-    Status st = WriteResults(job->dir.path(), card, job->dir.job(), tally->parts_done, extra);
-    if (!st.ok()) return Stop(err, st, kExitIncomplete);
     if (!o.stopped.ok()) {
       // The server changed model or build, or never came back: what was
       // answered is kept (results.json says how far it got); resumable.
@@ -118,6 +127,11 @@ StepExit RunProcedures(Job* job, Server* server, NoiseLog* noise, CancelToken* c
 
 int Finish(const Job& job, const Tally& tally, NoiseLog* noise, CancelToken* cancel, FILE* out, FILE* err) {
   PrintTable(out, job.parts, tally.parts_done);
+  for (const auto& r : job.parts) {
+    if (!tally.parts_done.contains(r.name) || !tally.parts_done[r.name].contains("repeat")) continue;
+    std::fprintf(out, "repeat 2 of %s (%s/repeat-2): %s\n", r.name.c_str(), job.dir.path().c_str(),
+                 tally.parts_done[r.name]["repeat"]["text"].get<std::string>().c_str());
+  }
   std::fprintf(out, "\nmachine noise: %s\n", noise->sampler()->SummaryLine().c_str());
   std::fprintf(out, "results: %s/results.json\n", job.dir.path().c_str());
   if (tally.interrupted || cancel->cancelled()) {

@@ -133,11 +133,26 @@ StepExit LoadAnswered(Job* job, FILE* err) {
   std::string done_summary;
   for (auto& r : job->parts) {
     if (StepExit e = ReadAnswered(&r, err)) return e;
-    std::set<std::string> done;
-    for (const auto& rec : r.answered)
-      if (r.index_by_id.count(rec.id)) done.insert(rec.id);
-    done_summary += (done_summary.empty() ? "" : ", ") + r.name + " " + std::to_string(done.size()) + " of " +
-                    std::to_string(r.prepared.items.size());
+    auto count = [&r](const std::vector<SampleRecord>& records) {
+      std::set<std::string> done;
+      for (const auto& rec : records)
+        if (r.index_by_id.count(rec.id)) done.insert(rec.id);
+      return std::to_string(done.size()) + " of " + std::to_string(r.prepared.items.size());
+    };
+    done_summary += (done_summary.empty() ? "" : ", ") + r.name + " " + count(r.answered);
+    if (job->repeat >= 2) {
+      // The second repeat's records, read the same way from its own folder.
+      const std::string dir = r.dir;
+      r.dir = RepeatDir(*job) + "/" + r.name;
+      std::vector<SampleRecord> first = std::move(r.answered);
+      r.answered.clear();
+      StepExit e = ReadAnswered(&r, err);
+      r.answered_repeat = std::move(r.answered);
+      r.answered = std::move(first);
+      r.dir = dir;
+      if (e) return e;
+      done_summary += " (repeat 2: " + count(r.answered_repeat) + ")";
+    }
   }
   if (!job->resuming) return std::nullopt;
   if (job->parts.empty()) {

@@ -88,9 +88,8 @@ nlohmann::json OutagesJson(const RequestPool& pool) {
 
 // The part's object of results.json: its aggregate of the records, and the
 // runner's keys (docs/results-schema.md "keys every part has").
-nlohmann::json PartResult(const PartRun& r, std::vector<SampleRecord> records, int failed, const RunServices& s,
-                          const RequestPool& pool, bool admission) {
-  const std::vector<SampleRecord> scored = InItemOrder(r, std::move(records));
+nlohmann::json PartResult(const PartRun& r, const std::vector<SampleRecord>& scored, int failed,
+                          const RunServices& s, const RequestPool& pool, bool admission) {
   nlohmann::json result = r.part->Aggregate(scored, failed, r.prepared);
   AddPartKeys(r, &result);
   result["planned"] = r.prepared.items.size();
@@ -136,7 +135,8 @@ StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out) {
     std::fprintf(s.err, "evalrun: %s: %d prompts were longer than the server's context (HTTP 400); counted as "
                  "too_long and wrong, not asked again\n", r->name.c_str(), writer.too_long());
   out->failed = writer.failed();
-  out->result = PartResult(*r, writer.TakeRecords(), writer.failed(), s, pool, admission);
+  out->records = InItemOrder(*r, writer.TakeRecords());
+  out->result = PartResult(*r, out->records, writer.failed(), s, pool, admission);
   out->stopped = pool.stop_status();
   return std::nullopt;
 }

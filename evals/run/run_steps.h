@@ -66,6 +66,7 @@ struct PartRun {
   // object of results.json ({index, count, selected}; null when not sharded).
   std::vector<std::string> selected;
   nlohmann::json shard;
+  std::vector<SampleRecord> answered_repeat;  // the same from <job>/repeat-2/<name> (repeat 2)
 };
 
 struct Job {
@@ -82,6 +83,7 @@ struct Job {
   bool force_resume = false;
   ShardSpec shard;                   // --shard I/N (count 0: not sharded)
   std::string run_key_sha256;        // set by ApplyShard when sharded
+  int repeat = 1;                    // 2: every question part run twice (RunRepeat)
 };
 
 struct Server {
@@ -142,6 +144,7 @@ struct RunServices {
 
 struct PartOutcome {
   nlohmann::json result;  // the part's object of results.json
+  std::vector<SampleRecord> records;  // the part's records, scored, in item order
   int failed = 0;         // requests that failed after their retries
   Status stopped;         // why the pool stopped early (server gone or changed); Ok otherwise
 };
@@ -149,6 +152,21 @@ struct PartOutcome {
 // Sends the part's unanswered items through the pool; the writer scores and
 // writes each answer as it arrives. A write error ends the job (exit 3).
 StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out);
+
+// --repeat 2: the part asked a second time, right after its first run, into
+// a run folder of its own, <job>/repeat-2 (RepeatDir): its <name>/samples.jsonl
+// and failed.jsonl, and its results.json (job "<job>/repeat-2"), so that
+// nothing of the job itself changes but one key: `first->result` gets
+// `repeat`, the flip rate between the two repeats and the smallest
+// difference a comparison of this many items can detect
+// (scorers/noise_floor.h; alpha 0.05, power 0.8), from the items both
+// repeats answered. Resumes as the first run does (answered_repeat).
+StepExit RunRepeat(PartRun* r, const RunServices& s, PartOutcome* first);
+// <job>/repeat-2.
+std::string RepeatDir(const Job& job);
+// `repeat` of a part's results object, from the records of the two repeats.
+nlohmann::json RepeatJson(const std::vector<SampleRecord>& first, const std::vector<SampleRecord>& second,
+                          const nlohmann::json& second_result);
 
 // The runner's own keys of a part's results object.
 void AddPartKeys(const PartRun& r, nlohmann::json* result);

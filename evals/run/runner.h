@@ -24,6 +24,7 @@ struct RunOptions {
   int limit = -1;                  // at most N questions per part
   bool force_resume = false;
   std::string shard;               // --shard I/N (evals/run/shard.h); empty: the whole selection
+  int repeat = 0;                  // --repeat: 1 or 2; 0: the card's `repeat`
 };
 
 struct ScoreOptions {
