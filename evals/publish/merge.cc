@@ -162,11 +162,11 @@ json ResultsJson(const ShardSet& set, const std::string& job, const json& parts,
 }
 
 Status WriteMerged(const MergeOptions& opts, const ShardSet& set, json* parts_out) {
-  EVALRUN_RETURN_IF_ERROR(MakeDirs(opts.out_dir));
+  EVALRUN_RETURN_IF_ERROR(MakeDirectories(opts.out_dir));
   json parts = json::object();
   for (const MergedPart& mp : set.parts) {
     const std::string dir = opts.out_dir + "/" + mp.folder.name;
-    EVALRUN_RETURN_IF_ERROR(MakeDirs(dir));
+    EVALRUN_RETURN_IF_ERROR(MakeDirectories(dir));
     std::string text;
     for (const SampleRecord& rec : mp.records) text += EncodeSample(rec).dump() + "\n";
     EVALRUN_RETURN_IF_ERROR(WriteFileAtomically(dir + "/samples.jsonl", text));
