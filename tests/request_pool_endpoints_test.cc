@@ -264,6 +264,51 @@ TEST(RequestPoolEndpoints, OneEndpointKeepsTheOldStop) {
   EXPECT_LE(pool.outages()[0].requeued, 2);
 }
 
+// A request that fails as unreachable while its server answers /health at
+// once failed on its own: failed after one try, never asked again by the
+// same endpoint's other workers while the pool looked into it.
+class OneBadPromptClient : public Client {
+ public:
+  explicit OneBadPromptClient(std::atomic<int>* bad_calls) : bad_calls_(bad_calls) {}
+  CallResult Complete(const Prompt& p) override {
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+    CallResult r;
+    if (p.messages[0].content == "3") {
+      ++*bad_calls_;
+      r.status = CallStatus::kUnreachable;
+      r.error = "connection reset";
+      return r;
+    }
+    r.status = CallStatus::kOk;
+    r.completion.content = p.messages[0].content;
+    return r;
+  }
+
+ private:
+  std::atomic<int>* bad_calls_;
+};
+
+TEST(RequestPoolEndpoints, ARequestsOwnFailureIsNotAskedAgainByItsEndpoint) {
+  FakeEndpoint up;  // never down: the watch finds the server at once
+  FakeWatch watch(&up, 5);
+  std::atomic<int> bad_calls{0};
+  PoolOptions o;
+  o.watch = &watch;
+  RequestPool pool(4, [&] { return std::make_unique<OneBadPromptClient>(&bad_calls); }, o);
+  int ok = 0, failed = 0;
+  pool.Run(MakePrompts(60), AllIndices(60), [&](size_t i, const CallResult& r) {
+    if (r.status == CallStatus::kOk) ++ok;
+    if (r.status == CallStatus::kFailed) {
+      ++failed;
+      EXPECT_EQ(i, 3u);
+    }
+  }, nullptr);
+  EXPECT_EQ(ok, 59);
+  EXPECT_EQ(failed, 1);
+  EXPECT_EQ(bad_calls.load(), 1) << "the request was asked again after its own failure";
+  EXPECT_TRUE(pool.outages().empty());
+}
+
 TEST(RequestPoolEndpoints, ProgressShowsEachEndpointsRequestsInFlight) {
   FakeEndpoint a, b;
   a.service_us = b.service_us = 20000;

@@ -1,6 +1,7 @@
 #include "evals/run/pool_scheduler.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace evalrun::pool_internal {
 
@@ -32,13 +33,19 @@ bool Scheduler::Acquire(int e, CancelToken* cancel, size_t* index, int* epoch, i
   for (;;) {
     if (stopping_ || ep.dropped || (cancel && cancel->cancelled())) break;
     if (IdleLocked()) break;
-    if (!ep.outage && !queue_.empty()) {
-      const int64_t r = Reserve(queue_.front());
+    // The first queued request e may take: not one e sent back while its
+    // outage is being looked into.
+    auto next = queue_.begin();
+    if (!avoid_.empty())
+      while (next != queue_.end() && avoid_.count(*next) && avoid_.at(*next) == e) ++next;
+    if (!ep.outage && next != queue_.end()) {
+      const int64_t r = Reserve(*next);
       const bool fits = ep.capacity <= 0 || ep.in_flight == 0 || ep.reserved + r <= ep.capacity;
       if (fits && ep.in_flight < ep.max_in_flight_cap) {
         end_wait();
-        *index = queue_.front();
-        queue_.pop_front();
+        *index = *next;
+        queue_.erase(next);
+        avoid_.erase(*index);
         Account();
         ++ep.in_flight;
         ++in_flight_;
@@ -90,7 +97,9 @@ bool Scheduler::ReturnForCapacity(int e, size_t i, int epoch, bool* tightened) {
 bool Scheduler::ReturnForOutage(int e, size_t i) {
   std::lock_guard<std::mutex> l(mu_);
   ++eps_[e].requeued_in_outage;
-  return ReturnLocked(eps_[e], i);
+  if (!ReturnLocked(eps_[e], i)) return false;
+  avoid_[i] = e;
+  return true;
 }
 
 bool Scheduler::Reclaim(int e, size_t i) {
@@ -98,6 +107,7 @@ bool Scheduler::Reclaim(int e, size_t i) {
   auto it = std::find(queue_.begin(), queue_.end(), i);
   if (it == queue_.end()) return false;
   queue_.erase(it);
+  avoid_.erase(i);
   --returns_[i];
   // In flight on e again until the caller releases it.
   Account();
@@ -120,6 +130,9 @@ int Scheduler::EndOutage(int e, bool was_down) {
   Endpoint& ep = eps_[e];
   ep.outage = false;
   ep.last_outage_down = was_down;
+  // It had been down: what it sent back may go anywhere now, e included.
+  if (was_down)
+    for (auto it = avoid_.begin(); it != avoid_.end();) it = it->second == e ? avoid_.erase(it) : std::next(it);
   cv_.notify_all();
   const int requeued = ep.requeued_in_outage;
   ep.requeued_in_outage = 0;

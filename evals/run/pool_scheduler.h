@@ -41,7 +41,9 @@ class Scheduler {
   // half of what was in flight there (never below this one request). False
   // when it has come back too often. `*tightened`: whether it was lowered.
   bool ReturnForCapacity(int e, size_t i, int epoch, bool* tightened);
-  // `e` may be gone: the request goes back to the front for any endpoint.
+  // `e` may be gone: the request goes back to the front for the other
+  // endpoints; e itself takes it only once its outage ends with e found
+  // down (EndOutage(e, true)), else its worker takes it back (Reclaim).
   bool ReturnForOutage(int e, size_t i);
   // Takes back a request returned by ReturnForOutage when the endpoint had
   // not been down after all (the failure was the request's own): true when
@@ -102,6 +104,7 @@ class Scheduler {
   int in_flight_ = 0;
   bool stopping_ = false;
   std::map<size_t, int> returns_;
+  std::map<size_t, int> avoid_;  // request -> the endpoint that sent it back (ReturnForOutage)
   SteadyClock::time_point last_change_;
   double weighted_ = 0, busy_time_ = 0;
 };
