@@ -28,6 +28,10 @@
 // /health, /props); shutdown = last reply -> exit (aggregate, results.json).
 // CPU per request: the child's rusage (wait4) minus its CPU at the first
 // request (/proc/<pid>/stat, 10 ms ticks), over the requests.
+//
+// Several endpoints (server.endpoints): two fake servers of 4 slots behind
+// one card, the same requests; its CPU per request beside one endpoint's of
+// 4 and of 8 slots run right after, and each endpoint at its 4 slots.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -250,10 +254,13 @@ struct EvalrunRun {
   int max_in_flight = -1;  // results.json parts.mmlupro.max_in_flight
 };
 
-bool RunEvalrun(const BenchOptions& o, FakeServer* server, int slots, const std::string& job, EvalrunRun* r) {
+// One evalrun run of `card` against `servers` (all serving into one log),
+// `slots` in all.
+bool RunEvalrunOn(const BenchOptions& o, const std::vector<FakeServer*>& servers, const std::string& card, int slots,
+                  const std::string& job, EvalrunRun* r) {
   const int n = o.requests;
   const std::string card_path = o.work_dir + "/" + job + ".json";
-  testing::WriteFile(card_path, Card(server->base_url(), slots, n));
+  testing::WriteFile(card_path, card);
   ChildProcess child;
   const std::vector<std::string> argv = {o.evalrun_binary, "--card", card_path, "--out", o.work_dir + "/runs",
                                          "--job", job, "--data-dir", o.data_dir};
@@ -262,9 +269,9 @@ bool RunEvalrun(const BenchOptions& o, FakeServer* server, int slots, const std:
   // request, when every worker runs, to the (n - 4 x slots)-th, before any
   // has run out of work.
   if (n > 8 * slots + 1) log->set_thread_snapshots(4 * slots, n - 4 * slots);
-  Serve(server, log, o.service_ms);
+  for (FakeServer* server : servers) Serve(server, log, o.service_ms);
   if (!child.Start(argv, o.work_dir, job)) {
-    Serve(server, nullptr, o.service_ms);
+    for (FakeServer* server : servers) Serve(server, nullptr, o.service_ms);
     std::fprintf(stderr, "bench: %s: cannot start %s\n", job.c_str(), o.evalrun_binary.c_str());
     return false;
   }
@@ -272,7 +279,7 @@ bool RunEvalrun(const BenchOptions& o, FakeServer* server, int slots, const std:
   // first. Were it later, only the CPU-at-start figure would read 0.
   log->set_child(child.pid());
   r->run = child.Wait(60 + 4.0 * n / slots * o.service_ms / 1000.0);
-  Serve(server, nullptr, o.service_ms);
+  for (FakeServer* server : servers) Serve(server, nullptr, o.service_ms);
   r->served = log->Get();
   const std::string dir = o.work_dir + "/runs/" + job;
   r->latency_ms = MeanSampleLatencyMs(dir + "/mmlupro/samples.jsonl");
@@ -288,6 +295,89 @@ bool RunEvalrun(const BenchOptions& o, FakeServer* server, int slots, const std:
     return false;
   }
   return true;
+}
+
+bool RunEvalrun(const BenchOptions& o, FakeServer* server, int slots, const std::string& job, EvalrunRun* r) {
+  return RunEvalrunOn(o, {server}, Card(server->base_url(), slots, o.requests), slots, job, r);
+}
+
+// The card of the two-endpoint run: `slots` per endpoint.
+std::string TwoEndpointCard(const FakeServer& a, const FakeServer& b, int slots, int questions) {
+  return R"({
+  "name": "bench-occupancy-endpoints",
+  "model": {"name": "fake"},
+  "server": {"endpoints": [{"base_url": ")" + a.base_url() + R"("}, {"base_url": ")" + b.base_url() + R"("}],
+             "slots": )" + std::to_string(slots) + R"(, "ready_timeout_s": 20},
+  "sampling": {"temperature": 0, "top_k": 1, "seed": 42},
+  "thinking": false,
+  "max_failed": 0,
+  "parts": {"mmlupro": {"questions": )" + std::to_string(questions) + R"(, "max_tokens": 16}}
+}
+)";
+}
+
+// Two in-process fake servers of 4 slots behind one card: the runner's CPU
+// per request beside one endpoint's of 4 and of 8 slots (the same number
+// of requests), and each endpoint at most its slots.
+bool RunTwoEndpoints(const BenchOptions& o, std::vector<Figure>* out) {
+  const std::string sec = "occupancy";
+  const int per = 4, n = o.requests;
+  std::fprintf(stderr, "bench: occupancy, 2 endpoints x %d slots, %d requests x %d ms ...\n", per, n, o.service_ms);
+  FakeServerOptions fo;
+  fo.slots = per;
+  FakeServer a(fo), b(fo);
+  if (!a.Start() || !b.Start()) {
+    out->push_back({sec, "2 endpoints x 4 slots: fake servers", "did not start", "", Verdict::kMiss});
+    return false;
+  }
+  EvalrunRun two;
+  const bool ran = RunEvalrunOn(o, {&a, &b}, TwoEndpointCard(a, b, per, n), 2 * per, "occupancy-2x4", &two);
+  const int served_a = a.chat_requests(), served_b = b.chat_requests();
+  const int waiting = a.max_waiting() + b.max_waiting();
+  // Each endpoint's most in flight, as evalrun's results.json says (the
+  // Responder serves before the fake's slot wait, so the fake's own count
+  // is not the service concurrency; the log's is, over both servers).
+  int max_a = -1, max_b = -1;
+  const auto res = nlohmann::json::parse(
+      testing::ReadFile(o.work_dir + "/runs/occupancy-2x4/results.json"), nullptr, false);
+  if (!res.is_discarded()) {
+    const auto& eps = res["parts"]["mmlupro"]["endpoints"];
+    if (eps.is_array() && eps.size() == 2) max_a = eps[0].value("max_in_flight", -1), max_b = eps[1].value("max_in_flight", -1);
+  }
+  a.Stop();
+  b.Stop();
+  // One endpoint of 4 and of 8 slots, the same requests, right after.
+  EvalrunRun one4, one8;
+  bool ran_one = true;
+  for (auto [slots, run] : {std::pair<int, EvalrunRun*>{per, &one4}, {2 * per, &one8}}) {
+    FakeServerOptions f1;
+    f1.slots = slots;
+    FakeServer s(f1);
+    ran_one = ran_one && s.Start() && RunEvalrun(o, &s, slots, Fmt("occupancy-1x%d", slots), run);
+    s.Stop();
+  }
+  if (!ran || !ran_one) {
+    out->push_back({sec, "2 endpoints x 4 slots: evalrun run", Fmt("exit %d, %d/%d requests", two.run.exit_code,
+                    two.served.served, n), "exit 0", Verdict::kMiss});
+    return false;
+  }
+  auto cpu_per = [n](const EvalrunRun& e) { return (e.run.cpu_s() - e.served.cpu_at_first) / n * 1000.0; };
+  const double c2 = cpu_per(two), c4 = cpu_per(one4), c8 = cpu_per(one8);
+  out->push_back({sec, "2 endpoints x 4 slots: evalrun CPU per request (after startup)", Fmt("%.3f ms", c2),
+                  "<= 0.3 ms", c2 <= 0.3 ? Verdict::kPass : Verdict::kMiss});
+  out->push_back({sec, "1 endpoint x 4 / x 8 slots, run beside it: CPU per request",
+                  Fmt("%.3f / %.3f ms", c4, c8), "(reference)", Verdict::kInfo});
+  const double ratio = c8 > 0 ? c2 / c8 : 0;
+  out->push_back({sec, "2 endpoints x 4 slots: CPU per request relative to 1 endpoint x 8", Fmt("%.2f x", ratio),
+                  "<= 1.2 x", ratio <= 1.2 ? Verdict::kPass : Verdict::kMiss});
+  out->push_back({sec, "2 endpoints x 4 slots: occupancy: sum(service) / (slots x phase)",
+                  Fmt("%.2f %%", Occupancy(two.served, 2 * per)), "(info)", Verdict::kInfo});
+  const bool matched = max_a == per && max_b == per && two.served.max_concurrent <= 2 * per && waiting == 0 &&
+                       served_a + served_b == n;
+  out->push_back({sec, "2 endpoints x 4 slots: max in flight a / b, served at once, queued, answered a + b",
+                  Fmt("%d / %d, %d, %d, %d + %d", max_a, max_b, two.served.max_concurrent, waiting, served_a, served_b),
+                  Fmt("%d / %d, <= %d, 0, %d", per, per, 2 * per, n), matched ? Verdict::kPass : Verdict::kMiss});
+  return matched;
 }
 
 }  // namespace
@@ -424,6 +514,7 @@ bool RunOccupancySection(const BenchOptions& o, std::vector<Figure>* out) {
                     Fmt("%d / %d / %d", s.max_concurrent, e.max_in_flight, max_waiting),
                     Fmt("%d / %d / 0", slots, slots), matched ? Verdict::kPass : Verdict::kMiss});
   }
+  ok = RunTwoEndpoints(o, out) && ok;
   out->push_back({sec, "shim: bare client sockets / accepted sockets / listen backlogs raised",
                   Fmt("%d / %d / %d", ShimClientSockets() - client_sockets_before, ShimServerSockets(),
                       ShimListenSockets()),

@@ -54,7 +54,7 @@ TEST_F(E2eNoise, PlantedBusyProcessIsNamedAndTheEngineIsNot) {
     return r;
   });
   std::string card = WriteCard(server.base_url(), "2", R"({"mmlupro": {"questions": 28, "max_tokens": 8}})",
-                               R"("load_sampling": {"interval_s": 0.25, "threshold_pct": 25},)");
+                               R"("load_sampling": {"interval_s": 0.25, "threshold_pct": 10},)");
   BinaryResult r = Run({"--card", card, "--job", "n"});
   spin = false;
   engine_load.join();
@@ -66,10 +66,12 @@ TEST_F(E2eNoise, PlantedBusyProcessIsNamedAndTheEngineIsNot) {
   const int self = getpid();
   int named = 0, engine_busy = 0;
   for (const auto& l : lines) {
-    // Named among the busiest (on a loaded CI machine another process may top it).
+    // Named among the busiest (on a loaded CI machine another process may
+    // top it, and the spinners get a smaller share of the cores: hence the
+    // low thresholds, well above an idle process's 0 %).
     for (const auto& t : l["top"])
-      if (t["comm"] == "busyplant" && t["cpu_pct"].get<double>() > 25) ++named;
-    if (l["engine_cpu_pct"].is_number() && l["engine_cpu_pct"].get<double>() > 40) ++engine_busy;
+      if (t["comm"] == "busyplant" && t["cpu_pct"].get<double>() > 10) ++named;
+    if (l["engine_cpu_pct"].is_number() && l["engine_cpu_pct"].get<double>() > 20) ++engine_busy;
     for (const auto& t : l["top"]) EXPECT_NE(t["pid"].get<int>(), self) << "the engine counted as foreign: " << l.dump();
     if (l["busiest"].is_object() && l["busiest"]["pid"].is_number()) {
       EXPECT_NE(l["busiest"]["pid"].get<int>(), self);
@@ -79,7 +81,7 @@ TEST_F(E2eNoise, PlantedBusyProcessIsNamedAndTheEngineIsNot) {
   EXPECT_GE(engine_busy, 1) << "the engine's own CPU was not seen";
   auto noise = Results("n")["noise"];
   EXPECT_GE(noise["samples_above_threshold"].get<int>(), 2) << noise.dump();
-  EXPECT_NE(r.out.find("samples were above 25 % CPU"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("samples were above 10 % CPU"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -28,6 +28,16 @@ std::string Joined(const SampleRecord& r, const std::vector<std::string>& fields
   return s;
 }
 
+// Every record names its endpoint, and there are at least two.
+bool BySeveralEndpoints(const std::vector<SampleRecord>& records) {
+  if (records.empty()) return false;
+  for (const auto& r : records)
+    if (r.endpoint.empty()) return false;
+  for (const auto& r : records)
+    if (r.endpoint != records[0].endpoint) return true;
+  return false;
+}
+
 // Choice and fraction: one unit per record, scored by its headline.
 PartUnits ScoredUnits(const FolderPart& part, const std::vector<SampleRecord>& records, Metric m) {
   const PartDefinition* def = part.definition;
@@ -38,11 +48,16 @@ PartUnits ScoredUnits(const FolderPart& part, const std::vector<SampleRecord>& r
   std::vector<std::string> label = def && !def->label.empty() ? def->label : std::vector<std::string>{"category"};
   if (!AllHave(records, label)) label = {"category"};
   for (const auto& d : dims) m.dims.push_back(d.title);
+  // Several server endpoints (server.endpoints, e.g. two builds on purpose):
+  // also split by the one that answered, when every record names one.
+  const bool by_endpoint = BySeveralEndpoints(records);
+  if (by_endpoint) m.dims.push_back("endpoint");
   for (const auto& r : records) {
     Unit u;
     u.id = u.key = r.id;
     u.label = Joined(r, label);
     for (const auto& d : dims) u.groups.push_back(Joined(r, d.fields));
+    if (by_endpoint) u.groups.push_back(r.endpoint);
     u.score = HeadlineScore(r.verdict);
     u.prompt_sha256 = r.prompt_sha256;
     m.units.push_back(std::move(u));

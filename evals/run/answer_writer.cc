@@ -21,6 +21,8 @@ void AnswerWriter::Keep(const Status& st) {
 }
 
 void AnswerWriter::WriteRecord(SampleRecord rec, bool counts_as_answer) {
+  if (!endpoint_names_.empty() && last_endpoint_ >= 0 && static_cast<size_t>(last_endpoint_) < endpoint_names_.size())
+    rec.endpoint = endpoint_names_[last_endpoint_];
   Status st = samples_.Write(EncodeSample(rec));
   Keep(st);
   if (!st.ok()) return;
@@ -32,6 +34,7 @@ void AnswerWriter::WriteRecord(SampleRecord rec, bool counts_as_answer) {
 void AnswerWriter::OnAnswer(size_t i, const CallResult& r) {
   const Item& item = prepared_.items[i];
   if (r.status == CallStatus::kCancelled || !error_.ok()) return;
+  last_endpoint_ = r.endpoint;
   if (r.status == CallStatus::kTooLong) {
     // The server refused the prompt as longer than its context: wrong,
     // counted apart, never asked again (it would be refused again).
@@ -50,6 +53,8 @@ void AnswerWriter::OnAnswer(size_t i, const CallResult& r) {
     ++failed_;
     nlohmann::json f = {{"id", item.id}, {"error", r.error}, {"attempts", r.attempts},
                         {"http_status", r.http_status}, {"time_utc", UtcNow()}};
+    if (!endpoint_names_.empty() && static_cast<size_t>(r.endpoint) < endpoint_names_.size())
+      f["endpoint"] = endpoint_names_[r.endpoint];
     Keep(failures_.Write(f));
     unsynced_.push_back({0, false, true});
     return;

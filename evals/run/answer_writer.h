@@ -33,6 +33,11 @@ class AnswerWriter {
   AnswerWriter(const Part& part, const PreparedPart& prepared, Progress* progress, CancelToken* cancel,
                std::vector<SampleRecord> records);
 
+  // With several endpoints: their names (base_url) by the pool's index;
+  // each record then says which answered (SampleRecord::endpoint). Before
+  // the run.
+  void SetEndpointNames(std::vector<std::string> names) { endpoint_names_ = std::move(names); }
+
   // Opens <dir>/samples.jsonl and <dir>/failed.jsonl for appending.
   Status Open(const std::string& dir);
 
@@ -60,10 +65,12 @@ class AnswerWriter {
   Progress* progress_;
   CancelToken* cancel_;
   std::vector<SampleRecord> records_;
+  std::vector<std::string> endpoint_names_;
   JsonlAppender samples_, failures_;
   std::vector<Counted> unsynced_;
   Status error_;
   int failed_ = 0, too_long_ = 0;
+  int last_endpoint_ = -1;  // of the answer being written
 };
 
 }  // namespace evalrun

@@ -22,24 +22,69 @@ std::string JoinNames(const std::vector<std::string>& names) {
 // every duration far from overflowing when it becomes microseconds.
 constexpr double kMaxSeconds = 604800;
 
+// "slots": a positive integer or "auto" (0).
+Status ParseSlots(const nlohmann::json& obj, JsonFields& f, int* slots) {
+  if (!f.Has("slots")) return Status::Ok();
+  const nlohmann::json& v = obj["slots"];
+  if (v.is_string() && v.get<std::string>() == "auto") {
+    *slots = 0;
+  } else if (v.is_number_integer() && v.get<int64_t>() >= 1 && v.get<int64_t>() <= 1024) {
+    *slots = v.get<int>();
+  } else {
+    return f.Error("slots", "expected a positive integer or \"auto\", got " + DescribeJsonValue(v));
+  }
+  return Status::Ok();
+}
+
+// server.endpoints: a non-empty list of {base_url, slots, api_key_env};
+// server.slots and server.api_key_env are the defaults of those not given.
+Status ParseEndpoints(const nlohmann::json& obj, const std::string& src, JsonFields& server, ServerConfig* s) {
+  const nlohmann::json& list = obj["endpoints"];
+  if (!list.is_array() || list.empty())
+    return server.Error("endpoints", "expected a non-empty list of {\"base_url\": ...} objects, got " +
+                                         DescribeJsonValue(list));
+  if (server.Has("base_url"))
+    return server.Error("base_url", "give either server.base_url (one server) or server.endpoints (several), "
+                                    "not both");
+  if (!s->command.empty())
+    return server.Error("endpoints", "evalrun starts one engine (server.command); several endpoints must be "
+                                     "servers that run already");
+  for (size_t k = 0; k < list.size(); ++k) {
+    const std::string path = "server.endpoints[" + std::to_string(k) + "]";
+    EVALRUN_RETURN_IF_ERROR(JsonFields::RequireObject(list[k], src, path));
+    JsonFields f(list[k], src, path);
+    f.Allow({"slots"});
+    EndpointConfig ep{"", s->slots, s->api_key_env};
+    EVALRUN_RETURN_IF_ERROR(f.String("base_url", &ep.base_url, true));
+    Status url = CheckBaseUrl(ep.base_url, &ep.base_url);
+    if (!url.ok()) return f.Error("base_url", url.message());
+    EVALRUN_RETURN_IF_ERROR(ParseSlots(list[k], f, &ep.slots));
+    EVALRUN_RETURN_IF_ERROR(f.String("api_key_env", &ep.api_key_env));
+    EVALRUN_RETURN_IF_ERROR(f.Finish());
+    for (const auto& other : s->endpoints)
+      if (other.base_url == ep.base_url)
+        return f.Error("base_url", "\"" + ep.base_url + "\" is listed twice; each server once");
+    s->endpoints.push_back(ep);
+  }
+  s->base_url = s->endpoints[0].base_url;
+  s->slots = s->endpoints[0].slots;
+  s->api_key_env = s->endpoints[0].api_key_env;
+  return Status::Ok();
+}
+
 Status ParseServer(const nlohmann::json& obj, const std::string& src, ServerConfig* s) {
   JsonFields f(obj, src, "server");
-  f.Allow({"slots"});
-  EVALRUN_RETURN_IF_ERROR(f.String("base_url", &s->base_url, true));
-  Status url = CheckBaseUrl(s->base_url, &s->base_url);
-  if (!url.ok()) return f.Error("base_url", url.message());
-  EVALRUN_RETURN_IF_ERROR(f.String("model", &s->model));
-  if (f.Has("slots")) {
-    const nlohmann::json& v = obj["slots"];
-    if (v.is_string() && v.get<std::string>() == "auto") {
-      s->slots = 0;
-    } else if (v.is_number_integer() && v.get<int64_t>() >= 1 && v.get<int64_t>() <= 1024) {
-      s->slots = v.get<int>();
-    } else {
-      return f.Error("slots", "expected a positive integer or \"auto\", got " + DescribeJsonValue(v));
-    }
+  f.Allow({"slots", "endpoints"});
+  const bool several = f.Has("endpoints");
+  EVALRUN_RETURN_IF_ERROR(f.String("base_url", &s->base_url, !several));
+  if (!several) {
+    Status url = CheckBaseUrl(s->base_url, &s->base_url);
+    if (!url.ok()) return f.Error("base_url", url.message());
   }
+  EVALRUN_RETURN_IF_ERROR(f.String("model", &s->model));
+  EVALRUN_RETURN_IF_ERROR(ParseSlots(obj, f, &s->slots));
   EVALRUN_RETURN_IF_ERROR(f.String("api_key_env", &s->api_key_env));
+  EVALRUN_RETURN_IF_ERROR(f.Bool("endpoints_differ", &s->endpoints_differ));
   EVALRUN_RETURN_IF_ERROR(f.DoubleIn("ready_timeout_s", 0, kMaxSeconds, &s->ready_timeout_s, true));
   EVALRUN_RETURN_IF_ERROR(f.IntIn("retries", 0, 20, &s->retries));
   EVALRUN_RETURN_IF_ERROR(f.DoubleIn("connect_timeout_s", 0, 3600, &s->connect_timeout_s, true));
@@ -53,6 +98,8 @@ Status ParseServer(const nlohmann::json& obj, const std::string& src, ServerConf
   if (f.Has("kv_cache_tokens") && s->kv_cache != "shared")
     return f.Error("kv_cache_tokens", "only with \"kv_cache\": \"shared\"");
   EVALRUN_RETURN_IF_ERROR(f.IntIn("max_reply_mb", 1, 4096, &s->max_reply_mb));
+  if (several) EVALRUN_RETURN_IF_ERROR(ParseEndpoints(obj, src, f, s));
+  else if (s->endpoints_differ) return f.Error("endpoints_differ", "only with server.endpoints");
   return f.Finish();
 }
 

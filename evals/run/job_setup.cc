@@ -34,6 +34,11 @@ TransportFactory Server::Transports(const std::string& token) const {
   return [o, token] { return MakeHttpTransport(o, token); };
 }
 
+TransportFactory ServerEndpoint::Transports() const {
+  const std::string o = origin, t = token;
+  return [o, t] { return MakeHttpTransport(o, t); };
+}
+
 Status ResolveParts(const Card& card, const std::vector<std::string>& asked, const std::string& flag,
                     bool procedures, Job* job, std::vector<std::string>* notes) {
   std::vector<std::string> names;
@@ -84,6 +89,10 @@ StepExit LoadParts(const RunOptions& opts, Job* job, FILE* err) {
   Status st = LoadCard(opts.card_path, &job->card);
   if (!st.ok()) return Stop(err, st, kExitBadInput);
   Card& card = job->card;
+  if (!opts.base_url.empty() && !card.server.endpoints.empty())
+    return Stop(err, Status::InvalidInput("--base-url: " + card.path + " lists server.endpoints (several servers); "
+                                          "edit the card instead"),
+                kExitBadInput);
   if (!opts.base_url.empty()) {
     st = CheckBaseUrl(opts.base_url, &card.server.base_url);
     if (!st.ok()) return Stop(err, st.Prefixed("--base-url"), kExitBadInput);
@@ -136,15 +145,24 @@ StepExit ResolveJob(const RunOptions& opts, Job* job, FILE* err) {
   }
   if (access(job->dir.path().c_str(), W_OK) != 0)
     return Stop(err, Status::InvalidInput(job->dir.path() + ": output folder is not writable"), kExitBadInput);
+  // Each endpoint's token (server.endpoints[k].api_key_env, else server.api_key_env).
   const ServerConfig& server = job->card.server;
-  if (!server.api_key_env.empty()) {
-    const char* t = std::getenv(server.api_key_env.c_str());
-    if (!t || !*t)
-      return Stop(err, Status::InvalidInput(job->card.path + ": server.api_key_env: the environment variable " +
-                                            server.api_key_env + " is not set"),
-                  kExitBadInput);
-    job->token = t;
+  for (size_t k = 0; k < server.EndpointCount(); ++k) {
+    const std::string env = server.ForEndpoint(k).api_key_env;
+    const std::string field =
+        server.endpoints.empty() ? "server.api_key_env" : "server.endpoints[" + std::to_string(k) + "].api_key_env";
+    std::string token;
+    if (!env.empty()) {
+      const char* t = std::getenv(env.c_str());
+      if (!t || !*t)
+        return Stop(err, Status::InvalidInput(job->card.path + ": " + field + ": the environment variable " + env +
+                                              " is not set"),
+                    kExitBadInput);
+      token = t;
+    }
+    job->tokens.push_back(token);
   }
+  job->token = job->tokens[0];
   return std::nullopt;
 }
 

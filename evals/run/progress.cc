@@ -45,10 +45,17 @@ std::string Progress::Line() const {
     std::snprintf(eta, sizeof eta, "0s");
   }
   int inflight = stats_ ? stats_->in_flight.load() : 0;
+  std::string per_endpoint;
+  if (pool_ && pool_->endpoint_count() > 1) {
+    for (size_t e = 0; e < pool_->endpoint_count(); ++e)
+      per_endpoint += (e ? " " : " [") + std::to_string(pool_->endpoint_stats(e).in_flight.load()) + "/" +
+                      std::to_string(pool_->endpoint(e).slots);
+    per_endpoint += "]";
+  }
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s %d/%d | in flight %d/%d | %.2f answers/s | ETA %s | score %.1f%% | cut-off %d%s",
-                part_.c_str(), done, total_, inflight, slots_, rate, eta,
-                done_ ? 100.0 * score_sum_ / done_ : 0.0, cut_,
+  std::snprintf(buf, sizeof buf, "%s %d/%d | in flight %d/%d%s | %.2f answers/s | ETA %s | score %.1f%% | cut-off %d%s",
+                part_.c_str(), done, total_, inflight, slots_, per_endpoint.size() < 120 ? per_endpoint.c_str() : "",
+                rate, eta, done_ ? 100.0 * score_sum_ / done_ : 0.0, cut_,
                 failed_ ? (" | failed " + std::to_string(failed_)).c_str() : "");
   return buf;
 }

@@ -1,4 +1,5 @@
-// The progress line on stderr: done/total, in flight vs slots, answers/s,
+// The progress line on stderr: done/total, in flight vs slots (per
+// endpoint, with several), answers/s,
 // ETA, running score, cut-offs. One overprinted line on a terminal; sparse
 // plain lines otherwise (every 10 % or 60 s), so logs stay readable.
 #ifndef EVALRUN_EVALS_RUN_PROGRESS_H_
@@ -22,6 +23,10 @@ class Progress {
            bool tty);
   ~Progress();
 
+  // With several endpoints: "in flight" shows each endpoint's beside the
+  // total ("in flight 3/8 [2/4 1/4]"). `pool` must outlive this. Before Start.
+  void ShowEndpoints(const RequestPool* pool) { pool_ = pool; }
+
   void Start();
   // Thread-safe. `score` in [0,1] for this answer; `cut_off` when it hit its limit.
   void OnAnswer(double score, bool cut_off, bool failed);
@@ -36,6 +41,7 @@ class Progress {
   std::string part_;
   int total_, already_, slots_;
   const PoolStats* stats_;
+  const RequestPool* pool_ = nullptr;
   FILE* out_;
   bool tty_;
   std::chrono::steady_clock::time_point start_;

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "evals/base/thread_name.h"
+#include "evals/run/pool_scheduler.h"
 #include "evals/run/utc_now.h"
 
 namespace evalrun {
@@ -67,178 +68,21 @@ class AnswerQueue {
   bool closed_ = false;
 };
 
-// Which request goes next, and whether it may start now. One lock for the
-// queue, the tokens in flight and the outage state.
-class Scheduler {
- public:
-  Scheduler(const std::vector<size_t>& order, const PoolOptions& o, PoolStats* stats)
-      : queue_(order.begin(), order.end()), opts_(o), capacity_(o.kv_capacity_tokens), stats_(stats) {
-    last_change_ = SteadyClock::now();
-  }
-
-  int64_t Reserve(size_t i) const {
-    return i < opts_.reserve_tokens.size() ? std::max<int64_t>(0, opts_.reserve_tokens[i]) : 0;
-  }
-
-  // Takes the next request once it may start. False when there is nothing
-  // left to do (or the run stops); then the worker ends.
-  bool Acquire(CancelToken* cancel, size_t* index, int* epoch) {
-    std::unique_lock<std::mutex> l(mu_);
-    bool waiting_for_tokens = false;
-    SteadyClock::time_point wait_start;
-    for (;;) {
-      if (stopping_ || (cancel && cancel->cancelled())) break;
-      if (queue_.empty() && in_flight_ == 0 && !outage_) break;
-      if (!outage_ && !queue_.empty()) {
-        const int64_t r = Reserve(queue_.front());
-        const bool fits = capacity_ <= 0 || in_flight_ == 0 || reserved_ + r <= capacity_;
-        if (fits && in_flight_ < max_in_flight_cap_) {
-          if (waiting_for_tokens) {
-            stats_->admission_wait_us +=
-                std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - wait_start).count();
-          }
-          *index = queue_.front();
-          queue_.pop_front();
-          Account();
-          ++in_flight_;
-          reserved_ += r;
-          *epoch = epoch_;
-          return true;
-        }
-        if (!waiting_for_tokens) {
-          waiting_for_tokens = true;
-          wait_start = SteadyClock::now();
-          ++stats_->admission_waits;
-        }
-      }
-      // Woken by a release, a return, the end of an outage, or cancel.
-      cv_.wait_for(l, std::chrono::milliseconds(200));
-    }
-    if (waiting_for_tokens)
-      stats_->admission_wait_us +=
-          std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - wait_start).count();
-    return false;
-  }
-
-  // The request ended (answered or failed for good).
-  void Release(size_t i) {
-    std::lock_guard<std::mutex> l(mu_);
-    Account();
-    --in_flight_;
-    reserved_ -= Reserve(i);
-    cv_.notify_all();
-  }
-
-  // A capacity failure: the request goes back to the front of the queue
-  // and, if it was admitted under the capacity in force now, the capacity
-  // is lowered to half of what was in flight then (never below this one
-  // request: alone it always starts). False when it has come back too often.
-  bool ReturnForCapacity(size_t i, int epoch) {
-    std::lock_guard<std::mutex> l(mu_);
-    ++stats_->capacity_returns;
-    if (epoch == epoch_) {
-      const int64_t r = Reserve(i);
-      if (reserved_ > 0) {
-        const int64_t lowered = std::max(r, reserved_ / 2);
-        capacity_ = capacity_ > 0 ? std::min(capacity_, lowered) : lowered;
-      }
-      // Without token counts, admit fewer at once instead.
-      if (r == 0) max_in_flight_cap_ = std::max(1, std::min(max_in_flight_cap_, in_flight_ / 2));
-      ++epoch_;
-      ++stats_->tightenings;
-    }
-    return ReturnLocked(i);
-  }
-
-  // The server went away while the request ran: back to the front.
-  bool ReturnForOutage(size_t i) {
-    std::lock_guard<std::mutex> l(mu_);
-    ++requeued_in_outage_;
-    return ReturnLocked(i);
-  }
-
-  // One worker leads an outage; the others wait in Acquire. True for the
-  // worker that should call AwaitRecovery.
-  bool BeginOutage() {
-    std::lock_guard<std::mutex> l(mu_);
-    if (outage_) return false;
-    outage_ = true;
-    requeued_in_outage_ = 0;
-    return true;
-  }
-  int EndOutage(bool was_down) {
-    std::lock_guard<std::mutex> l(mu_);
-    outage_ = false;
-    last_outage_down_ = was_down;
-    cv_.notify_all();
-    return requeued_in_outage_;
-  }
-  // Blocks while an outage is being led by another worker; then whether
-  // the server had been down (else the failures were the requests' own).
-  bool WaitOutage(CancelToken* cancel) {
-    std::unique_lock<std::mutex> l(mu_);
-    while (outage_ && !stopping_ && !(cancel && cancel->cancelled())) cv_.wait_for(l, std::chrono::milliseconds(200));
-    return last_outage_down_;
-  }
-
-  void Stop() {
-    std::lock_guard<std::mutex> l(mu_);
-    stopping_ = true;
-    cv_.notify_all();
-  }
-  int64_t capacity() {
-    std::lock_guard<std::mutex> l(mu_);
-    return capacity_;
-  }
-  // Integral of requests in flight over time, and the time spanned.
-  double MeanInFlight() {
-    std::lock_guard<std::mutex> l(mu_);
-    Account();
-    return busy_time_ > 0 ? weighted_ / busy_time_ : 0;
-  }
-
- private:
-  bool ReturnLocked(size_t i) {
-    Account();
-    --in_flight_;
-    reserved_ -= Reserve(i);
-    cv_.notify_all();
-    if (++returns_[i] > opts_.max_returns) return false;
-    queue_.push_front(i);
-    return true;
-  }
-  // Adds the time since the last change, weighted by the requests in flight.
-  void Account() {
-    const auto now = SteadyClock::now();
-    const double dt = SecondsBetween(last_change_, now);
-    weighted_ += dt * in_flight_;
-    busy_time_ += dt;
-    last_change_ = now;
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<size_t> queue_;
-  const PoolOptions& opts_;
-  int64_t capacity_;
-  int max_in_flight_cap_ = 1 << 30;  // lowered by capacity failures without token counts
-  PoolStats* stats_;
-  int in_flight_ = 0;
-  int64_t reserved_ = 0;
-  int epoch_ = 0;
-  bool outage_ = false;
-  bool last_outage_down_ = false;
-  bool stopping_ = false;
-  int requeued_in_outage_ = 0;
-  std::map<size_t, int> returns_;
-  SteadyClock::time_point last_change_;
-  double weighted_ = 0, busy_time_ = 0;
-};
-
 }  // namespace
 
 RequestPool::RequestPool(int slots, ClientFactory make_client, PoolOptions options)
-    : slots_(std::max(1, slots)), make_client_(std::move(make_client)), options_(std::move(options)) {}
+    : RequestPool(std::vector<PoolEndpoint>{{"", std::max(1, slots), std::move(make_client),
+                                             options.kv_capacity_tokens, options.watch}},
+                  std::move(options)) {}
+
+RequestPool::RequestPool(std::vector<PoolEndpoint> endpoints, PoolOptions options)
+    : endpoints_(std::move(endpoints)), options_(std::move(options)) {
+  for (auto& e : endpoints_) {
+    e.slots = std::max(1, e.slots);
+    slots_ += e.slots;
+    endpoint_stats_.push_back(std::make_unique<EndpointStats>());
+  }
+}
 
 Status RequestPool::stop_status() const {
   std::lock_guard<std::mutex> l(mu_);
@@ -248,6 +92,11 @@ Status RequestPool::stop_status() const {
 std::vector<Outage> RequestPool::outages() const {
   std::lock_guard<std::mutex> l(mu_);
   return outages_;
+}
+
+std::vector<EndpointDrop> RequestPool::drops() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return drops_;
 }
 
 std::vector<CallResult> RequestPool::Run(
@@ -270,15 +119,26 @@ std::vector<CallResult> RequestPool::Run(
     std::lock_guard<std::mutex> l(mu_);
     stop_ = Status::Ok();
     outages_.clear();
+    drops_.clear();
   }
   mean_in_flight_ = 0;
-  capacity_final_ = options_.kv_capacity_tokens;
-  const int workers = static_cast<int>(std::min<size_t>(slots_, order.size()));
-  if (workers == 0) return results;
-  std::vector<std::unique_ptr<Client>> clients;
-  for (int w = 0; w < workers; ++w) clients.push_back(make_client_());
+  capacity_final_.clear();
+  std::vector<int64_t> capacities;
+  for (const auto& e : endpoints_) capacities.push_back(e.kv_capacity_tokens);
+  capacity_final_ = capacities;
+  // Workers per endpoint: its slots, never more than the work.
+  std::vector<int> workers;
+  int total_workers = 0;
+  for (const auto& e : endpoints_) {
+    workers.push_back(static_cast<int>(std::min<size_t>(e.slots, order.size())));
+    total_workers += workers.back();
+  }
+  if (total_workers == 0) return results;
+  std::vector<std::vector<std::unique_ptr<Client>>> clients(endpoints_.size());
+  for (size_t e = 0; e < endpoints_.size(); ++e)
+    for (int w = 0; w < workers[e]; ++w) clients[e].push_back(endpoints_[e].make_client());
 
-  AnswerQueue answers(2 * static_cast<size_t>(workers));
+  AnswerQueue answers(2 * static_cast<size_t>(total_workers));
   // The writer: on_done for every answer, one at a time, in arrival order,
   // then on_batch_end once for all that were waiting together (the caller's
   // group commit). Only it touches `results` until it is joined.
@@ -304,13 +164,54 @@ std::vector<CallResult> RequestPool::Run(
     }
   });
 
-  Scheduler sched(order, options_, &stats_);
+  pool_internal::Scheduler sched(order, options_.reserve_tokens, capacities, options_.max_returns);
   auto stop = [&](const Status& why) {
     {
       std::lock_guard<std::mutex> l(mu_);
       if (stop_.ok()) stop_ = why;
     }
     sched.Stop();
+  };
+  // Ends an endpoint's wait for its server early: the run was cancelled,
+  // stopped, or the other endpoints did the work meanwhile.
+  CancelToken wait_cancel;
+  bool any_watch = false;
+  for (const auto& e : endpoints_) any_watch |= e.watch != nullptr;
+  std::thread monitor;
+  if (any_watch)
+    monitor = std::thread([&] {
+      NameThisThread("evalrun-watch");
+      sched.WaitIdle(cancel);
+      wait_cancel.Cancel();
+    });
+  const bool several = endpoints_.size() > 1;
+  // `e` is dropped for `why`; the run stops when no endpoint is left.
+  auto drop = [&](int e, const Status& why) {
+    bool first = false;
+    const int left = sched.Drop(e, &first);
+    if (!first) return;  // another of its workers found out first
+    if (!several) {
+      stop(why);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      drops_.push_back({e, endpoints_[e].name, UtcNow(), why.message()});
+    }
+    if (left == 0) {
+      stop(why.Prefixed("no endpoint is left; the last one, " + endpoints_[e].name));
+      return;
+    }
+    if (options_.note)
+      options_.note("dropping endpoint " + endpoints_[e].name + " (" + why.message() + "); going on with " +
+                    std::to_string(left) + " endpoint" + (left == 1 ? "" : "s"));
+  };
+  // A result for on_done, counted for its endpoint.
+  auto push = [&](int e, size_t i, CallResult r) {
+    r.endpoint = e;
+    if (r.status == CallStatus::kFailed) ++endpoint_stats_[e]->failed;
+    else ++endpoint_stats_[e]->answered;
+    answers.Push(i, std::move(r));
   };
   // A request that came back more than max_returns times: failed, asked
   // once more than it was sent back.
@@ -320,9 +221,46 @@ std::vector<CallResult> RequestPool::Run(
     r.attempts = options_.max_returns + 1;
     return r;
   };
+  const std::string went_away =
+      "the server went away during this request " + std::to_string(options_.max_returns) + " times";
 
-  auto work = [&](int slot, Client* client) {
-    NameThisThread("evalrun-slot" + std::to_string(slot));
+  // One worker of `e` waits for e's server; true when it had been down (the
+  // requests that failed there are asked again), false when it answered at
+  // once (the failures were the requests' own).
+  auto lead_outage = [&](int e) {
+    Outage o;
+    o.endpoint = e;
+    o.endpoint_name = endpoints_[e].name;
+    o.started_utc = UtcNow();
+    const auto t0 = SteadyClock::now();
+    bool was_down = false;
+    Status st = endpoints_[e].watch->AwaitRecovery(&wait_cancel, &was_down);
+    o.seconds = SecondsBetween(t0, SteadyClock::now());
+    o.recovered = st.ok();
+    if (st.ok() && !was_down) {
+      sched.EndOutage(e, false);
+      return false;
+    }
+    if (!st.ok()) o.error = st.message();
+    const bool cancelled = st.code() == Status::Code::kCancelled;
+    if (cancelled && !(cancel && cancel->cancelled()) && sched.Idle())
+      o.error = several ? "the other endpoints finished the work meanwhile" : "nothing was left to ask";
+    // Dropped before e's other workers are let go, so that none of them
+    // takes another request there.
+    if (!st.ok() && !cancelled) drop(e, st);
+    o.requeued = sched.EndOutage(e, true);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      outages_.push_back(o);
+    }
+    return true;
+  };
+
+  auto work = [&](int e, int slot, Client* client) {
+    NameThisThread(several ? "evalrun-e" + std::to_string(e) + "s" + std::to_string(slot)
+                           : "evalrun-slot" + std::to_string(slot));
+    const PoolEndpoint& ep = endpoints_[e];
+    EndpointStats& es = *endpoint_stats_[e];
     for (;;) {
       if (cancel && cancel->cancelled()) return;
       if (should_pause) {
@@ -333,10 +271,20 @@ std::vector<CallResult> RequestPool::Run(
       }
       size_t i = 0;
       int epoch = 0;
-      if (!sched.Acquire(cancel, &i, &epoch)) return;
-      int now = ++stats_.in_flight;
-      int seen = stats_.max_in_flight.load();
-      while (now > seen && !stats_.max_in_flight.compare_exchange_weak(seen, now)) {
+      int64_t waited_us = 0;
+      bool waited = false;
+      const bool got = sched.Acquire(e, cancel, &i, &epoch, &waited_us, &waited);
+      if (waited) {
+        ++stats_.admission_waits;
+        stats_.admission_wait_us += waited_us;
+      }
+      if (!got) return;
+      for (auto* s : {&stats_.in_flight, &es.in_flight}) {
+        const int now = ++*s;
+        std::atomic<int>& max = s == &stats_.in_flight ? stats_.max_in_flight : es.max_in_flight;
+        int seen = max.load();
+        while (now > seen && !max.compare_exchange_weak(seen, now)) {
+        }
       }
       Prompt prompt;
       CallResult r;
@@ -348,85 +296,74 @@ std::vector<CallResult> RequestPool::Run(
         r = client->Complete(prompt);
       }
       --stats_.in_flight;
+      --es.in_flight;
       if (r.status == CallStatus::kCapacity) {
-        if (sched.ReturnForCapacity(i, epoch)) continue;
-        r = fail_returned(std::move(r), "the server had no room for this request " +
-                                            std::to_string(options_.max_returns) + " times");
-        answers.Push(i, std::move(r));
+        ++stats_.capacity_returns;
+        bool tightened = false;
+        const bool back = sched.ReturnForCapacity(e, i, epoch, &tightened);
+        if (tightened) ++stats_.tightenings;
+        if (back) continue;
+        push(e, i, fail_returned(std::move(r), "the server had no room for this request " +
+                                                  std::to_string(options_.max_returns) + " times"));
         continue;
       }
-      if (r.status == CallStatus::kUnreachable && options_.watch) {
-        // Is the server gone? One worker finds out (and waits for it); the
-        // others wait for that.
-        if (sched.BeginOutage()) {
-          Outage o;
-          o.started_utc = UtcNow();
-          const auto t0 = SteadyClock::now();
-          bool was_down = false;
-          Status st = options_.watch->AwaitRecovery(cancel, &was_down);
-          o.seconds = SecondsBetween(t0, SteadyClock::now());
-          o.recovered = st.ok();
-          if (!st.ok()) o.error = st.message();
-          if (was_down || !st.ok()) {
-            if (sched.ReturnForOutage(i)) {
-              o.requeued = sched.EndOutage(true);
-              std::lock_guard<std::mutex> l(mu_);
-              outages_.push_back(o);
-            } else {
-              o.requeued = sched.EndOutage(true);
-              {
-                std::lock_guard<std::mutex> l(mu_);
-                outages_.push_back(o);
-              }
-              answers.Push(i, fail_returned(std::move(r), "the server went away during this request " +
-                                                              std::to_string(options_.max_returns) + " times"));
-            }
-            if (!st.ok() && st.code() != Status::Code::kCancelled) stop(st);
-            continue;
-          }
-          sched.EndOutage(false);
-          // It answered at once: the failure was this request's own.
-          r.status = CallStatus::kFailed;
-        } else if (sched.WaitOutage(cancel)) {
-          // Another worker found the server down and waited for it: this
-          // request is asked again.
-          if (!sched.ReturnForOutage(i))
-            answers.Push(i, fail_returned(std::move(r), "the server went away during this request " +
-                                                            std::to_string(options_.max_returns) + " times"));
+      if (r.status == CallStatus::kUnreachable && ep.watch) {
+        // Is the server gone? The request goes back to the queue at once
+        // (another endpoint may take it); one worker of this endpoint finds
+        // out (and waits for it); its other workers wait for that.
+        const bool returned = sched.ReturnForOutage(e, i);
+        if (sched.dropped(e)) {
+          if (!returned) push(e, i, fail_returned(std::move(r), went_away));
+          return;
+        }
+        const bool down = sched.BeginOutage(e) ? lead_outage(e) : sched.WaitOutage(e, cancel);
+        if (down) {
+          if (!returned) push(e, i, fail_returned(std::move(r), went_away));
           continue;
-        } else {
-          r.status = CallStatus::kFailed;
+        }
+        // It answered at once: the failure was this request's own, unless
+        // another endpoint has taken it meanwhile.
+        if (returned && !sched.Reclaim(e, i)) continue;
+        r.status = CallStatus::kFailed;
+        if (!returned) {
+          push(e, i, std::move(r));
+          continue;
         }
       }
       if (r.status == CallStatus::kUnreachable) r.status = CallStatus::kFailed;
-      if (r.status == CallStatus::kOk && r.new_connection && options_.watch) {
+      if (r.status == CallStatus::kOk && r.new_connection && ep.watch) {
         // The answer came over a new connection: the server may have been
         // restarted with another model. Keep it only if it was not.
-        Status st = options_.watch->CheckSame();
+        Status st = ep.watch->CheckSame();
         if (!st.ok()) {
-          sched.Release(i);
           if (st.code() == Status::Code::kChanged) {
-            stop(st);
+            // Not this answer; the question goes back for another endpoint.
+            sched.ReturnForOutage(e, i);
+            drop(e, st);
             return;
           }
+          sched.Release(e, i);
           // /props did not answer: treat as the server going away.
           r.status = CallStatus::kUnreachable;
           r.error = st.message();
-          answers.Push(i, fail_returned(std::move(r), "could not check the server after a new connection"));
+          push(e, i, fail_returned(std::move(r), "could not check the server after a new connection"));
           continue;
         }
       }
-      sched.Release(i);
-      answers.Push(i, std::move(r));
+      sched.Release(e, i);
+      push(e, i, std::move(r));
     }
   };
   std::vector<std::thread> threads;
-  for (int w = 0; w < workers; ++w) threads.emplace_back(work, w, clients[w].get());
+  for (size_t e = 0; e < endpoints_.size(); ++e)
+    for (int w = 0; w < workers[e]; ++w) threads.emplace_back(work, static_cast<int>(e), w, clients[e][w].get());
   for (auto& t : threads) t.join();
+  sched.Stop();
+  if (monitor.joinable()) monitor.join();
   answers.Close();
   writer.join();
   mean_in_flight_ = sched.MeanInFlight();
-  capacity_final_ = sched.capacity();
+  for (size_t e = 0; e < endpoints_.size(); ++e) capacity_final_[e] = sched.capacity(static_cast<int>(e));
   return results;
 }
 

@@ -2,12 +2,20 @@
 // work runs out, never more (a request beyond the server's slots would wait
 // inside the server and its timing would be wrong), and, when the slots
 // share one KV cache, never more tokens in flight than the cache holds.
+//
+// Several endpoints (servers that serve the same model) may share one pool:
+// one queue of work, and per endpoint its own slots, KV admission and
+// server watch. Each endpoint keeps at most its own slots in flight; a slow
+// one takes less of the queue, a failed one hands its requests back to the
+// queue at once (the others take them), and one that stays down past its
+// watch's wait is dropped: the run stops only when none is left.
 #ifndef EVALRUN_EVALS_RUN_REQUEST_POOL_H_
 #define EVALRUN_EVALS_RUN_REQUEST_POOL_H_
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -34,13 +42,43 @@ struct PoolStats {
   std::atomic<int> tightenings{0};
 };
 
+// One endpoint's share of the run.
+struct EndpointStats {
+  std::atomic<int> in_flight{0};
+  std::atomic<int> max_in_flight{0};
+  std::atomic<int> answered{0};  // results handed to on_done other than kFailed
+  std::atomic<int> failed{0};    // kFailed results handed to on_done
+};
+
 // One time the server went away during a run and what came of it.
 struct Outage {
+  int endpoint = 0;          // which of the pool's endpoints
+  std::string endpoint_name;
   std::string started_utc;
   double seconds = 0;        // until it answered again (or the wait ended)
   int requeued = 0;          // requests in flight then, asked again
   bool recovered = false;
   std::string error;         // why the wait ended, when it did not recover
+};
+
+// An endpoint that was dropped during the run: it stayed down past its
+// watch's wait, or came back serving another model or build.
+struct EndpointDrop {
+  int endpoint = 0;
+  std::string name;
+  std::string utc;
+  std::string reason;
+};
+
+// One server of the pool.
+struct PoolEndpoint {
+  std::string name;              // its base_url, for notes and records
+  int slots = 1;                 // >= 1: requests in flight there at most
+  ClientFactory make_client;     // called once per worker of this endpoint
+  // As PoolOptions::kv_capacity_tokens and PoolOptions::watch, for this
+  // endpoint alone.
+  int64_t kv_capacity_tokens = 0;
+  ServerWatch* watch = nullptr;
 };
 
 // How the pool may load the server besides the slot count.
@@ -63,6 +101,9 @@ struct PoolOptions {
   // connection is kept only after CheckSame() (else it is dropped and the
   // run stops: see stop_status()).
   ServerWatch* watch = nullptr;
+  // May be empty: gets one line when an endpoint is dropped, and when the
+  // run goes on without it.
+  std::function<void(const std::string&)> note;
 };
 
 // Gives prompt i. Called on the worker threads, several at once: must be
@@ -74,6 +115,19 @@ class RequestPool {
   // `slots` >= 1. `make_client` is called once per worker, on the caller's
   // thread, before any request: each worker owns its client (connection).
   RequestPool(int slots, ClientFactory make_client, PoolOptions options = {});
+  // Several endpoints (at least one) sharing one queue; options'
+  // kv_capacity_tokens and watch are not used (each endpoint has its own).
+  // Every result says which endpoint answered (CallResult::endpoint).
+  //
+  // With a watch, a request that found no server goes back to the queue at
+  // once (another endpoint may take it) while one worker of its endpoint
+  // waits for that server (the endpoint's other workers wait too); when the
+  // work is done meanwhile, the wait ends. An endpoint whose wait fails
+  // (Unavailable), or that serves something else now (Changed, from
+  // AwaitRecovery or CheckSame), is dropped: its workers end, a note says
+  // so, drops() lists it. When the last endpoint is dropped the run stops
+  // (stop_status(): that endpoint's reason).
+  RequestPool(std::vector<PoolEndpoint> endpoints, PoolOptions options = {});
 
   // Sends prompt i for every i in `order` (each once, unless sent back) and
   // returns the results indexed like the prompts (`count` of them; entries
@@ -114,7 +168,12 @@ class RequestPool {
                               const std::function<void()>& on_batch_end = {});
 
   const PoolStats& stats() const { return stats_; }
+  // All endpoints' slots together.
   int slots() const { return slots_; }
+  size_t endpoint_count() const { return endpoints_.size(); }
+  const PoolEndpoint& endpoint(size_t e) const { return endpoints_[e]; }
+  const EndpointStats& endpoint_stats(size_t e) const { return *endpoint_stats_[e]; }
+  std::vector<EndpointDrop> drops() const;
   // Ok, or why the run stopped before its work was done: the server did not
   // come back (Unavailable), or it now serves another model or build
   // (FailedPrecondition, naming both). Valid after Run.
@@ -123,19 +182,21 @@ class RequestPool {
   // The time-weighted mean of requests in flight over the last Run.
   double mean_in_flight() const { return mean_in_flight_; }
   // The token capacity the run ended with (0: none), lowered by capacity
-  // failures from the one given.
-  int64_t capacity_tokens() const { return capacity_final_; }
+  // failures from the one given; of endpoint `e`.
+  int64_t capacity_tokens(size_t e = 0) const { return e < capacity_final_.size() ? capacity_final_[e] : 0; }
 
  private:
-  int slots_;
-  ClientFactory make_client_;
+  int slots_ = 0;
+  std::vector<PoolEndpoint> endpoints_;
   PoolOptions options_;
   PoolStats stats_;
+  std::vector<std::unique_ptr<EndpointStats>> endpoint_stats_;
   mutable std::mutex mu_;
   Status stop_;
   std::vector<Outage> outages_;
+  std::vector<EndpointDrop> drops_;
   double mean_in_flight_ = 0;
-  int64_t capacity_final_ = 0;
+  std::vector<int64_t> capacity_final_;
 };
 
 }  // namespace evalrun

@@ -24,25 +24,34 @@ StepExit RunQuestionParts(Job* job, Server* server, NoiseLog* noise, CancelToken
   const Card& card = job->card;
   RetryPolicy retry;
   retry.retries = card.server.retries;
-  const std::string origin = server->origin, token = job->token;
   RunServices s;
   s.job = job;
   s.server = server;
   s.cancel = cancel;
   s.err = err;
-  s.make_client = [&card, origin, token, retry, cancel]() -> std::unique_ptr<Client> {
-    return std::make_unique<OpenAiClient>(
-        MakeHttpTransport(origin, token, static_cast<size_t>(card.server.max_reply_mb) << 20), card.server, retry,
-        cancel);
-  };
-  // The server may go away and come back mid-run: the pool waits for it and
-  // checks that it still serves the same model (evals/server/server_watch.h).
-  HttpServerWatch watch(server->Transports(token), card.server, server->props, card.server.ready_timeout_s,
-                        [err](const std::string& line) { std::fprintf(err, "\nevalrun: %s\n", line.c_str()); });
-  s.watch = &watch;
-  // Whether the slots share one KV cache (evals/server/kv_capacity.h).
-  s.kv = ResolveKvCapacity(card.server, job->managed ? card.server.command : std::vector<std::string>(),
-                           card.server.context, server->props, server->transport.get());
+  // Per endpoint: its clients; its watch (it may go away and come back
+  // mid-run: the pool waits for it and checks that it still serves the same
+  // model, evals/server/server_watch.h); whether its slots share one KV
+  // cache (evals/server/kv_capacity.h).
+  std::vector<std::unique_ptr<HttpServerWatch>> watches;
+  for (const ServerEndpoint& ep : server->endpoints) {
+    EndpointService es;
+    es.name = ep.config.base_url;
+    es.slots = ep.slots;
+    const ServerConfig* cfg = &ep.config;
+    const std::string origin = ep.origin, token = ep.token;
+    es.make_client = [cfg, origin, token, retry, cancel]() -> std::unique_ptr<Client> {
+      return std::make_unique<OpenAiClient>(
+          MakeHttpTransport(origin, token, static_cast<size_t>(cfg->max_reply_mb) << 20), *cfg, retry, cancel);
+    };
+    watches.push_back(std::make_unique<HttpServerWatch>(
+        ep.Transports(), ep.config, ep.props, card.server.ready_timeout_s,
+        [err](const std::string& line) { std::fprintf(err, "\nevalrun: %s\n", line.c_str()); }));
+    es.watch = watches.back().get();
+    es.kv = ResolveKvCapacity(ep.config, job->managed ? card.server.command : std::vector<std::string>(),
+                              card.server.context, ep.props, ep.transport.get());
+    s.endpoints.push_back(std::move(es));
+  }
   if (card.load_sampling.guard) s.pause = [noise] { return noise->sampler()->ShouldPause(); };
   s.tty = isatty(fileno(err));
   for (auto& r : job->parts) {

@@ -32,7 +32,8 @@ nlohmann::json HostInfo() {
 // The card's JSON without the keys its parts leave out of the run key
 // (CardKey::in_run_key: the question counts), what must not change for a
 // job to be resumed.
-nlohmann::json RunKey(const Job& job, const ServerProps& props) {
+nlohmann::json RunKey(const Job& job, const Server& server) {
+  const ServerProps& props = server.props;
   nlohmann::json doc = nlohmann::json::parse(job.card.text, nullptr, false);
   if (doc.is_object() && doc.contains("parts")) {
     for (auto& [name, p] : doc["parts"].items()) {
@@ -51,6 +52,15 @@ nlohmann::json RunKey(const Job& job, const ServerProps& props) {
   key["datasets"] = ds;
   key["build_info"] = props.build_info;
   key["model_path"] = props.model_path;
+  // Several endpoints: every one's build and model (one endpoint keeps the
+  // key it always had, so that its jobs still resume).
+  if (server.endpoints.size() > 1) {
+    nlohmann::json eps = nlohmann::json::array();
+    for (const auto& ep : server.endpoints)
+      eps.push_back({{"base_url", ep.config.base_url}, {"build_info", ep.props.build_info},
+                     {"model_path", ep.props.model_path}});
+    key["endpoints"] = eps;
+  }
   return key;
 }
 
@@ -101,7 +111,7 @@ StepExit ReadAnswered(PartRun* r, FILE* err) {
 
 StepExit OpenRun(Job* job, const Server& server, FILE* err) {
   const Card& card = job->card;
-  const nlohmann::json run_key = RunKey(*job, server.props);
+  const nlohmann::json run_key = RunKey(*job, server);
   nlohmann::json run_json;
   if (job->resuming) {
     if (StepExit e = CheckResume(*job, run_key, &run_json, err)) return e;
@@ -117,6 +127,18 @@ StepExit OpenRun(Job* job, const Server& server, FILE* err) {
   run_json["server"] = server.props.ToJson();
   run_json["server"]["base_url"] = card.server.base_url;
   run_json["slots"] = server.slots;
+  if (server.endpoints.size() > 1) {
+    // Every endpoint's props ("server" above is the first's).
+    nlohmann::json eps = nlohmann::json::array();
+    for (const auto& ep : server.endpoints) {
+      nlohmann::json e = ep.props.ToJson();
+      e["base_url"] = ep.config.base_url;
+      e["slots"] = ep.slots;
+      eps.push_back(e);
+    }
+    run_json["endpoints"] = eps;
+    run_json["endpoints_differ"] = card.server.endpoints_differ;
+  }
   run_json["data_dir"] = job->data_dir;
   if (job->shard.sharded()) run_json["shard"] = ShardJson(*job);
   if (!job->resuming) {

@@ -9,6 +9,7 @@
 #include "evals/base/exit_codes.h"
 #include "evals/run/answer_writer.h"
 #include "evals/run/context_check.h"
+#include "evals/run/endpoint_results.h"
 #include "evals/run/progress.h"
 #include "evals/run/request_pool.h"
 #include "evals/run/results.h"
@@ -39,27 +40,39 @@ std::vector<size_t> Unanswered(const PartRun& r) {
   return order;
 }
 
-// Each item's KV reservation; admission by tokens only when the slots
-// together could outgrow a shared cache.
-PoolOptions AdmissionOptions(const PartRun& r, const RunServices& s, size_t asked, bool* admission) {
+// Each item's KV reservation; per endpoint, admission by tokens only when
+// its slots together could outgrow its shared cache.
+PoolOptions AdmissionOptions(const PartRun& r, const RunServices& s, size_t asked, std::vector<PoolEndpoint>* eps,
+                             std::vector<bool>* admission) {
   PoolOptions o;
-  o.watch = s.watch;
   int64_t largest = 0;
   for (const Item& item : r.prepared.items) {
     o.reserve_tokens.push_back(ReserveTokens(item));
     largest = std::max(largest, o.reserve_tokens.back());
   }
-  const KvCapacity& kv = s.kv;
-  const int slots = s.server->slots;
-  *admission = kv.shared && kv.tokens > 0 && largest * std::min<int64_t>(slots, asked) > kv.tokens;
-  if (!*admission) return o;
-  o.kv_capacity_tokens = kv.tokens;
-  std::fprintf(s.err, "evalrun: %s: the %d slots share one KV cache of %lld tokens (%s): a request starts only "
-               "when its prompt + max_tokens fit beside those in flight%s\n",
-               r.name.c_str(), slots, static_cast<long long>(kv.tokens), kv.source.c_str(),
-               kv.assumed ? ". If each slot has a cache of its own (llama-server -np without --kv-unified), "
-                            "set server.kv_cache to \"per_slot\" in the card"
-                          : "");
+  const bool several = s.endpoints.size() > 1;
+  for (const EndpointService& es : s.endpoints) {
+    PoolEndpoint ep;
+    ep.name = es.name;
+    ep.slots = es.slots;
+    ep.make_client = es.make_client;
+    ep.watch = es.watch;
+    const KvCapacity& kv = es.kv;
+    const bool on = kv.shared && kv.tokens > 0 && largest * std::min<int64_t>(es.slots, asked) > kv.tokens;
+    admission->push_back(on);
+    if (on) {
+      ep.kv_capacity_tokens = kv.tokens;
+      std::fprintf(s.err, "evalrun: %s: %s%s%d slots share one KV cache of %lld tokens (%s): a request starts only "
+                   "when its prompt + max_tokens fit beside those in flight%s\n",
+                   r.name.c_str(), several ? es.name.c_str() : "", several ? ": its " : "the ", es.slots,
+                   static_cast<long long>(kv.tokens), kv.source.c_str(),
+                   kv.assumed ? ". If each slot has a cache of its own (llama-server -np without --kv-unified), "
+                                "set server.kv_cache to \"per_slot\" in the card"
+                              : "");
+    }
+    eps->push_back(std::move(ep));
+  }
+  o.note = [&s, &r](const std::string& line) { std::fprintf(s.err, "\nevalrun: %s: %s\n", r.name.c_str(), line.c_str()); };
   return o;
 }
 
@@ -79,17 +92,20 @@ nlohmann::json AdmissionJson(const KvCapacity& kv, bool admission, const Request
 
 nlohmann::json OutagesJson(const RequestPool& pool) {
   nlohmann::json outages = nlohmann::json::array();
-  for (const Outage& o : pool.outages())
-    outages.push_back({{"started_utc", o.started_utc}, {"seconds", Round(o.seconds, 1)}, {"requeued", o.requeued},
-                       {"recovered", o.recovered},
-                       {"error", o.error.empty() ? nlohmann::json() : nlohmann::json(o.error)}});
+  for (const Outage& o : pool.outages()) {
+    nlohmann::json j = {{"started_utc", o.started_utc}, {"seconds", Round(o.seconds, 1)}, {"requeued", o.requeued},
+                        {"recovered", o.recovered},
+                        {"error", o.error.empty() ? nlohmann::json() : nlohmann::json(o.error)}};
+    if (pool.endpoint_count() > 1) j["endpoint"] = o.endpoint_name;
+    outages.push_back(j);
+  }
   return outages;
 }
 
 // The part's object of results.json: its aggregate of the records, and the
 // runner's keys (docs/results-schema.md "keys every part has").
 nlohmann::json PartResult(const PartRun& r, const std::vector<SampleRecord>& scored, int failed,
-                          const RunServices& s, const RequestPool& pool, bool admission) {
+                          const RunServices& s, const RequestPool& pool, const std::vector<bool>& admission) {
   nlohmann::json result = r.part->Aggregate(scored, failed, r.prepared);
   AddPartKeys(r, &result);
   result["planned"] = r.prepared.items.size();
@@ -99,8 +115,19 @@ nlohmann::json PartResult(const PartRun& r, const std::vector<SampleRecord>& sco
   int too_long = 0;
   for (const auto& rec : scored) too_long += rec.too_long.refused;
   result["too_long"] = too_long;
-  result["admission"] = AdmissionJson(s.kv, admission, pool);
+  result["admission"] = AdmissionJson(s.endpoints[0].kv, admission[0], pool);
   result["outages"] = OutagesJson(pool);
+  if (s.endpoints.size() > 1) {
+    // Each endpoint's share, its admission among them.
+    nlohmann::json eps = EndpointResults(pool, scored);
+    for (size_t e = 0; e < eps.size(); ++e) {
+      nlohmann::json adm = s.endpoints[e].kv.ToJson();
+      adm["admission"] = admission[e];
+      adm["capacity_final_tokens"] = admission[e] ? nlohmann::json(pool.capacity_tokens(e)) : nlohmann::json();
+      eps[e]["admission"] = adm;
+    }
+    result["endpoints"] = eps;
+  }
   return result;
 }
 
@@ -117,12 +144,20 @@ StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out) {
     *p = WithCardSampling(std::move(*p), card);
     return Status::Ok();
   };
-  bool admission = false;
-  RequestPool pool(s.server->slots, s.make_client, AdmissionOptions(*r, s, order.size(), &admission));
+  std::vector<bool> admission;
+  std::vector<PoolEndpoint> endpoints;
+  PoolOptions options = AdmissionOptions(*r, s, order.size(), &endpoints, &admission);
+  RequestPool pool(std::move(endpoints), std::move(options));
   const int total = static_cast<int>(r->prepared.items.size());
   Progress progress(r->name, total, total - static_cast<int>(order.size()), s.server->slots, &pool.stats(), s.err,
                     s.tty);
+  if (s.endpoints.size() > 1) progress.ShowEndpoints(&pool);
   AnswerWriter writer(*r->part, r->prepared, &progress, s.cancel, std::move(r->answered));
+  if (s.endpoints.size() > 1) {
+    std::vector<std::string> names;
+    for (const auto& es : s.endpoints) names.push_back(es.name);
+    writer.SetEndpointNames(std::move(names));
+  }
   st = writer.Open(r->dir);
   if (!st.ok()) return Stop(s.err, st, kExitBadInput);
   progress.Start();

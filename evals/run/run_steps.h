@@ -75,6 +75,7 @@ struct Job {
   std::vector<PartRun> procedures;   // the others (fit), in run order
   std::string data_dir;
   std::string token;                 // the bearer token (server.api_key_env), never written
+  std::vector<std::string> tokens;   // each endpoint's (server.endpoints), tokens[0] == token
   JobDir dir;                        // <out>/<job>, locked for this process
   bool resuming = false;
   std::string old_run_text;          // run.json as found (resuming)
@@ -86,12 +87,27 @@ struct Job {
   int repeat = 1;                    // 2: every question part run twice (RunRepeat)
 };
 
+// One server of the card: server.endpoints[k], or the one at base_url.
+struct ServerEndpoint {
+  ServerConfig config;               // the card's server, as this endpoint's (ServerConfig::ForEndpoint)
+  std::string origin;
+  std::string token;                 // its bearer token, never written
+  std::unique_ptr<HttpTransport> transport;
+  ServerProps props;
+  int slots = 1;
+  TransportFactory Transports() const;
+};
+
+// The first endpoint's origin, transport and props (with several, the
+// smallest n_ctx of all, which the items are fitted to); `slots` is every
+// endpoint's together; `endpoints` has them all ([0] the first).
 struct Server {
   std::string origin;
   std::unique_ptr<Engine> engine;    // managed, or the server at base_url
   std::unique_ptr<HttpTransport> transport;
   ServerProps props;
   int slots = 1;
+  std::vector<ServerEndpoint> endpoints;
   TransportFactory Transports(const std::string& token) const;
 };
 
@@ -105,7 +121,10 @@ Status ResolveParts(const Card& card, const std::vector<std::string>& asked, con
 StepExit ResolveJob(const RunOptions& opts, Job* job, FILE* err);
 // Everything that needs no server, checked before any request.
 StepExit PrepareBeforeServer(Job* job, FILE* err);
-// The engine started (managed), /health, /props, the slots.
+// The engine started (managed), /health, /props, the slots; with several
+// endpoints each of them, and that they all serve the same model, build,
+// context and chat template (exit 1 naming the fields and endpoints,
+// unless server.endpoints_differ).
 StepExit StartServer(const Job& job, CancelToken* cancel, Server* server, FILE* err);
 // FitToContext, the parts that need the tokenizer, every item against the context.
 StepExit PrepareAfterServer(Job* job, const Server& server, FILE* err);
@@ -117,7 +136,7 @@ StepExit LoadAnswered(Job* job, FILE* err);
 
 // The run key: the card without the keys its parts leave out of it (the
 // question counts), the datasets' sha256, the server's build and model.
-nlohmann::json RunKey(const Job& job, const ServerProps& props);
+nlohmann::json RunKey(const Job& job, const Server& server);
 // --shard I/N (evals/run/shard.h): every part's items narrowed to this
 // shard's, after PrepareAfterServer; a resumed job must be the same shard.
 // Nothing when the job is not sharded.
@@ -127,6 +146,14 @@ StepExit ApplyShard(Job* job, const Server& server, FILE* err);
 StepExit WriteShardFile(const Job& job, FILE* err);
 // {index, count, run_key_sha256}: "shard" of run.json and results.json.
 nlohmann::json ShardJson(const Job& job);
+// One endpoint as the pool uses it.
+struct EndpointService {
+  std::string name;                   // its base_url
+  int slots = 1;
+  ClientFactory make_client;          // one OpenAiClient per pool worker
+  ServerWatch* watch = nullptr;       // outages and a changed server (evals/server/server_watch.h)
+  KvCapacity kv;                      // whether its slots share one KV cache
+};
 
 // What every question part's run shares: the server, the clients, the
 // watchers (RunJob makes them once, after OpenRun).
@@ -135,9 +162,7 @@ struct RunServices {
   Server* server = nullptr;
   CancelToken* cancel = nullptr;
   FILE* err = nullptr;
-  ClientFactory make_client;          // one OpenAiClient per pool worker
-  ServerWatch* watch = nullptr;       // outages and a changed server (evals/server/server_watch.h)
-  KvCapacity kv;                      // whether the slots share one KV cache
+  std::vector<EndpointService> endpoints;  // server->endpoints, in order
   std::function<bool()> pause;        // the noise guard (may be empty)
   bool tty = false;                   // progress overprinted on a terminal
 };

@@ -17,7 +17,7 @@ const std::vector<std::string>& CommonKeys() {
   static const std::vector<std::string> kKeys = {
       "id", "category", "prompt_sha256", "max_tokens", "response", "reasoning", "unclosed_think",
       "finish_reason", "prompt_tokens", "completion_tokens", "latency_ms", "attempts", "timings",
-      "too_long", "error", "server_prompt_tokens", "server_n_ctx"};
+      "too_long", "error", "server_prompt_tokens", "server_n_ctx", "endpoint"};
   return kKeys;
 }
 
@@ -94,6 +94,7 @@ Status DecodeCommon(const json& line, const LineReader& in, SampleRecord* r) {
   int attempts = -1;
   EVALRUN_RETURN_IF_ERROR(in.IntOrNull("attempts", &attempts));
   if (attempts >= 0) r->attempts = attempts;
+  EVALRUN_RETURN_IF_ERROR(in.String("endpoint", &r->endpoint));
   EVALRUN_RETURN_IF_ERROR(DecodeTimings(in, &r->timings));
   EVALRUN_RETURN_IF_ERROR(in.Bool("too_long", &r->too_long.refused));
   EVALRUN_RETURN_IF_ERROR(in.String("error", &r->too_long.error));
@@ -174,6 +175,7 @@ json EncodeSample(const SampleRecord& r) {
   s["completion_tokens"] = r.completion_tokens >= 0 ? json(r.completion_tokens) : json();
   if (r.latency_ms) s["latency_ms"] = *r.latency_ms;
   if (r.attempts) s["attempts"] = *r.attempts;
+  if (!r.endpoint.empty()) s["endpoint"] = r.endpoint;
   s["timings"] = TimingsJson(r.timings);
   for (const ItemField& f : r.fields) s[f.name] = FieldJson(f.value);
   CodecFor(KindOf(r.verdict)).Encode(r.verdict, &s);

@@ -61,6 +61,7 @@ struct SampleRecord {
   int completion_tokens = -1;
   std::optional<double> latency_ms;    // absent in `score` jobs
   std::optional<int> attempts;         // absent in `score` jobs
+  std::string endpoint;                // the base_url that answered, with several endpoints ("": absent)
   ServerTimings timings;               // present = false: null
   TooLong too_long;
   ItemFields fields;                   // the part's item fields, as the item had them

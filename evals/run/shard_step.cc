@@ -35,7 +35,7 @@ StepExit ApplyShard(Job* job, const Server& server, FILE* err) {
   if (job->resuming)
     if (StepExit e = CheckResumedShard(*job, err)) return e;
   if (!job->shard.sharded()) return std::nullopt;
-  job->run_key_sha256 = RunKeyDigest(RunKey(*job, server.props));
+  job->run_key_sha256 = RunKeyDigest(RunKey(*job, server));
   std::string summary;
   for (auto& r : job->parts) {
     std::vector<Item> mine;

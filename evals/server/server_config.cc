@@ -13,4 +13,15 @@ std::string ServerConfig::PathPrefix() const {
   return base_url.substr(origin.size());
 }
 
+ServerConfig ServerConfig::ForEndpoint(size_t k) const {
+  ServerConfig one = *this;
+  one.endpoints.clear();
+  if (k < endpoints.size()) {
+    one.base_url = endpoints[k].base_url;
+    one.slots = endpoints[k].slots;
+    one.api_key_env = endpoints[k].api_key_env;
+  }
+  return one;
+}
+
 }  // namespace evalrun

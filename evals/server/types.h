@@ -72,6 +72,7 @@ struct CallResult {
   bool new_connection = false;  // the answer came over a connection opened
                                 // after an earlier one (the server may have
                                 // been restarted: check it before trusting)
+  int endpoint = 0;        // which of the request pool's endpoints answered
   int too_long_prompt_tokens = -1;  // kTooLong: the server's n_prompt_tokens
   int too_long_n_ctx = -1;          // and its n_ctx, when it said them
   Completion completion;
