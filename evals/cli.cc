@@ -177,9 +177,16 @@ the discordant pairs, the exact McNemar p-value, a paired-bootstrap 95 %
 interval (2000 resamples, seed 12345) and the questions that flipped. Runs on
 different question sets are compared on the ids both answered.
 
+A probe part (logprobs) is compared position by position: KLD(A||B) over the
+union of both top-K sets with each side's remaining mass as one bucket
+("rest"), top-1 agreement, |delta logprob| of A's top token, and the worst
+positions; a regression when a threshold is exceeded:
+  evalrun compare runs/b10470 runs/b10480 --parts probe --max-kld-p99 0.001 --min-top1 0.99
+
 Exit codes: 0 no significant regression; 4 a significant regression (B below
-A in a part's headline score with p < alpha and |delta| >= --min-delta);
-1 bad input (missing folder, not a run, unreadable file).
+A in a part's headline score with p < alpha and |delta| >= --min-delta, or a
+probe threshold exceeded); 1 bad input (missing folder, not a run, unreadable
+file, probe runs of different texts, positions or tokenizations).
 )";
 
 constexpr const char* kReportExamples = R"(
@@ -257,6 +264,16 @@ int RunCli(int argc, char** argv) {
                  "smallest drop, in percentage points, that counts as a regression (default 0)")
       ->check(NumberIn(0.0, 100.0, "[0, 100]"));
   cm->add_flag("--json", cmp.json, "print JSON (schema evalrun.compare/1, docs/results-schema.md) instead of Markdown");
+  double max_kld_mean = -1, max_kld_p99 = -1, min_top1 = -1;
+  cm->add_option("--max-kld-mean", max_kld_mean, "probe: a regression when the mean KLD(A||B) is above this "
+                                                 "(default: the card's parts.probe.max_kld_mean)")
+      ->check(NumberIn(0.0, 1e9, "[0, 1e9]"));
+  cm->add_option("--max-kld-p99", max_kld_p99, "probe: a regression when the 99th percentile of KLD(A||B) is above "
+                                               "this (default: the card's parts.probe.max_kld_p99)")
+      ->check(NumberIn(0.0, 1e9, "[0, 1e9]"));
+  cm->add_option("--min-top1", min_top1, "probe: a regression when the share of positions with the same top token "
+                                         "is below this, 0..1 (default: the card's parts.probe.min_top1)")
+      ->check(NumberIn(0.0, 1.0, "[0, 1]"));
 
   ReportOptions rep;
   CLI::App* rp = app.add_subcommand("report", "write report.md and a self-contained report.html into a run folder");
@@ -306,6 +323,9 @@ int RunCli(int argc, char** argv) {
   if (sc->parsed()) return ScoreJob(score, stdout, stderr);
   if (cm->parsed()) {
     cmp.parts = SplitComma(cmp_parts);
+    if (max_kld_mean >= 0) cmp.max_kld_mean = max_kld_mean;
+    if (max_kld_p99 >= 0) cmp.max_kld_p99 = max_kld_p99;
+    if (min_top1 >= 0) cmp.min_top1 = min_top1;
     return CompareRuns(cmp, stdout, stderr);
   }
   if (rp->parsed()) return ReportRun(rep, stdout, stderr);
