@@ -10,6 +10,8 @@
 //              the real binary (peak RSS);
 //   scoring    IFEval and MMLU-Pro scoring speed (scorer API and the real
 //              `evalrun score` path);
+//   probe      the logprob probe through the real binary: CPU per position
+//              (bench_probe.cc);
 //   ruler-full RULER at its published size (13 tasks x 500 samples) at 32K
 //              and 128K through the real binary: preparation time and peak
 //              RSS (not in the default sections: it takes a long while).
@@ -65,6 +67,7 @@ bool RunOccupancySection(const BenchOptions& o, std::vector<Figure>* out);
 bool RunRulerSection(const BenchOptions& o, std::vector<Figure>* out);
 bool RunScoringSection(const BenchOptions& o, std::vector<Figure>* out);
 bool RunRulerFullSection(const BenchOptions& o, std::vector<Figure>* out);
+bool RunProbeSection(const BenchOptions& o, std::vector<Figure>* out);
 
 // ---------------------------------------------------------------------------
 // Helpers shared by the sections (bench_util.cc).

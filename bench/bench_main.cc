@@ -1,7 +1,7 @@
 // evalrun-bench: prints the runner's speed figures next to their targets
 // (bench/bench.h lists the sections). Usage:
 //
-//   evalrun-bench [--only occupancy,ruler,scoring] [--data-dir DIR]
+//   evalrun-bench [--only occupancy,ruler,scoring,probe] [--data-dir DIR]
 //                 [--requests 2000] [--service-ms 20] [--slots 1,4,16]
 //                 [--ruler-tasks a,b,c,d] [--ruler-samples 10] [--tokenize-delay-ms 20]
 //                 [--quiet-below LOAD] [--json FILE] [--keep] [--verbose]
@@ -51,7 +51,7 @@ std::vector<std::string> SplitCommas(const std::string& s) {
 int Usage(const char* why) {
   std::fprintf(stderr,
                "evalrun-bench: %s\n"
-               "usage: evalrun-bench [--only occupancy,ruler,scoring] [--data-dir DIR] [--requests N]\n"
+               "usage: evalrun-bench [--only occupancy,ruler,scoring,probe] [--data-dir DIR] [--requests N]\n"
                "                     [--service-ms MS] [--slots 1,4,16] [--ruler-tasks a,b,...]\n"
                "                     [--ruler-samples N] [--tokenize-delay-ms MS] [--quiet-below LOAD]\n"
                "                     [--only ruler-full [--ruler-full-samples 500]]\n"
@@ -78,7 +78,7 @@ int Main(int argc, char** argv) {
   o.evalrun_binary = EVALRUN_BINARY;
   o.source_dir = EVALRUN_SOURCE_DIR;
   if (const char* d = std::getenv("EVALRUN_BENCH_DATA"); d && *d) o.data_dir = d;
-  std::vector<std::string> only = {"occupancy", "ruler", "scoring"};
+  std::vector<std::string> only = {"occupancy", "ruler", "scoring", "probe"};
   std::string json_path;
   bool keep = false;
   double quiet_below = 0;
@@ -117,7 +117,7 @@ int Main(int argc, char** argv) {
       o.ruler_tasks.empty())
     return Usage("--requests, --service-ms, --ruler-samples must be >= 1; --slots and --ruler-tasks non-empty");
   for (const auto& s : only)
-    if (s != "occupancy" && s != "ruler" && s != "scoring" && s != "ruler-full")
+    if (s != "occupancy" && s != "ruler" && s != "scoring" && s != "ruler-full" && s != "probe")
       return Usage(("--only: unknown section " + s).c_str());
   if (o.data_dir.empty()) o.data_dir = testing::DatasetsDir();
   if (!std::filesystem::is_directory(o.data_dir))
@@ -137,6 +137,7 @@ int Main(int argc, char** argv) {
     if (s == "ruler") ok &= RunRulerSection(o, &f);
     if (s == "scoring") ok &= RunScoringSection(o, &f);
     if (s == "ruler-full") ok &= RunRulerFullSection(o, &f);
+    if (s == "probe") ok &= RunProbeSection(o, &f);
     if (o.verbose) PrintFigures(f, stderr);
     figures.insert(figures.end(), f.begin(), f.end());
   }

@@ -178,9 +178,16 @@ MDE = (z_{1-alpha/2} + z_{0.8}) * sqrt(d / n), d = the A/A flip rate, n = the
 items compared (alpha 0.05: 2.8016 * sqrt(d / n)); a headline difference below
 it is labelled "within noise". No flips: the floor is below 1/n.
 
+A probe part (logprobs) is compared position by position: KLD(A||B) over the
+union of both top-K sets with each side's remaining mass as one bucket
+("rest"), top-1 agreement, |delta logprob| of A's top token, and the worst
+positions; a regression when a threshold is exceeded:
+  evalrun compare runs/b10470 runs/b10480 --parts probe --max-kld-p99 0.001 --min-top1 0.99
+
 Exit codes: 0 no significant regression; 4 a significant regression (B below
-A in a part's headline score with p < alpha and |delta| >= --min-delta);
-1 bad input (missing folder, not a run, unreadable file).
+A in a part's headline score with p < alpha and |delta| >= --min-delta, or a
+probe threshold exceeded); 1 bad input (missing folder, not a run, unreadable
+file, probe runs of different texts, positions or tokenizations).
 )";
 
 constexpr const char* kReportExamples = R"(
@@ -290,6 +297,16 @@ int RunCli(int argc, char** argv) {
                  "each part's noise floor")
       ->expected(2);
   cm->add_flag("--json", cmp.json, "print JSON (schema evalrun.compare/1, docs/results-schema.md) instead of Markdown");
+  double max_kld_mean = -1, max_kld_p99 = -1, min_top1 = -1;
+  cm->add_option("--max-kld-mean", max_kld_mean, "probe: a regression when the mean KLD(A||B) is above this "
+                                                 "(default: the card's parts.probe.max_kld_mean)")
+      ->check(NumberIn(0.0, 1e9, "[0, 1e9]"));
+  cm->add_option("--max-kld-p99", max_kld_p99, "probe: a regression when the 99th percentile of KLD(A||B) is above "
+                                               "this (default: the card's parts.probe.max_kld_p99)")
+      ->check(NumberIn(0.0, 1e9, "[0, 1e9]"));
+  cm->add_option("--min-top1", min_top1, "probe: a regression when the share of positions with the same top token "
+                                         "is below this, 0..1 (default: the card's parts.probe.min_top1)")
+      ->check(NumberIn(0.0, 1.0, "[0, 1]"));
 
   ReportOptions rep;
   CLI::App* rp = app.add_subcommand("report", "write report.md and a self-contained report.html into a run folder");
@@ -350,6 +367,9 @@ int RunCli(int argc, char** argv) {
       cmp.noise_a = cmp_noise[0];
       cmp.noise_a2 = cmp_noise[1];
     }
+    if (max_kld_mean >= 0) cmp.max_kld_mean = max_kld_mean;
+    if (max_kld_p99 >= 0) cmp.max_kld_p99 = max_kld_p99;
+    if (min_top1 >= 0) cmp.min_top1 = min_top1;
     return CompareRuns(cmp, stdout, stderr);
   }
   if (rp->parsed()) return ReportRun(rep, stdout, stderr);

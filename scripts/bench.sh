@@ -7,6 +7,7 @@
 #   scripts/bench.sh --only occupancy --slots 16  # one section, one slot count
 #   scripts/bench.sh --quiet-below 1.5 --json bench.json
 #   EVALRUN_BENCH_DATA=/path/to/datasets scripts/bench.sh --only scoring
+#   scripts/bench.sh --only probe --requests 2000      # the logprob probe: CPU per position
 #
 # The build is niced and runs 2 jobs (EVALRUN_BENCH_JOBS): machines are shared.
 set -eu

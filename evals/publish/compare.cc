@@ -4,6 +4,7 @@
 
 #include "evals/publish/compare_markdown.h"
 #include "evals/publish/compare_noise.h"
+#include "evals/publish/compare_probe.h"
 #include "evals/publish/compare_setup.h"
 #include "evals/publish/compare_stats.h"
 #include "evals/publish/compare_units.h"
@@ -124,6 +125,13 @@ Status BuildComparisonOrThrow(const CompareOptions& opts, nlohmann::json* out) {
     if (!st.ok()) return Status::InvalidInput(st.message() + " (part " + part + " is in " + b.dir + "/results.json)");
     if (torn_a) notes.push_back(TornTailNote(pa));
     if (torn_b) notes.push_back(TornTailNote(pb));
+    if (*fa.kind == VerdictKind::kLogprobs) {  // a probe: distributions, not scores (compare_probe.h)
+      nlohmann::json pd;
+      EVALRUN_RETURN_IF_ERROR(compare_internal::CompareProbePart(part, a, b, sa, sb, opts, &pd));
+      if (pd["regression"].get<bool>()) regressions.push_back(part);
+      part_docs.push_back(std::move(pd));
+      continue;
+    }
     const PartUnits ua = ExtractUnits(fa, sa), ub = ExtractUnits(fa, sb);
 
     nlohmann::json pd;

@@ -6,6 +6,7 @@
 
 #include "evals/base/json_fields.h"
 #include "evals/publish/compare_options.h"
+#include "evals/publish/compare_probe.h"
 #include "evals/publish/table_text.h"
 #include "scorers/statistics.h"
 
@@ -130,6 +131,10 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
   }
   line("");
   for (const auto& p : parts) {
+    if (p["kind"] == "logprobs") {
+      if (!p["thresholds"].empty()) line(compare_internal::ProbeVerdictLine(p));
+      continue;
+    }
     const std::string v = p["verdict"];
     if (v != "regression" && v != "improvement") continue;
     const auto& m = p["metrics"][0];
@@ -142,33 +147,37 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
   }
   line("");
 
-  line("## Summary");
-  line("");
-  line("| part | metric | n | A % | B % | Δ pp | 95 % CI (pp) | A better | B better | McNemar p | verdict |");
-  line("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|");
-  for (const auto& p : parts) {
-    bool first = true;
-    for (const auto& m : p["metrics"]) {
-      const auto& st = m["overall"];
-      std::string verdict = JsonText(st["verdict"]);
-      if (first) {
-        if (verdict == "regression" || verdict == "improvement") verdict = "**" + verdict + "**";
-        verdict += NoiseTag(p);
-      } else {
-        verdict = "(" + verdict + ")";
+  bool any_metrics = false;
+  for (const auto& p : parts) any_metrics = any_metrics || !p["metrics"].empty();
+  if (any_metrics) {
+    line("## Summary");
+    line("");
+    line("| part | metric | n | A % | B % | Δ pp | 95 % CI (pp) | A better | B better | McNemar p | verdict |");
+    line("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|");
+    for (const auto& p : parts) {
+      bool first = true;
+      for (const auto& m : p["metrics"]) {
+        const auto& st = m["overall"];
+        std::string verdict = JsonText(st["verdict"]);
+        if (first) {
+          if (verdict == "regression" || verdict == "improvement") verdict = "**" + verdict + "**";
+          verdict += NoiseTag(p);
+        } else {
+          verdict = "(" + verdict + ")";
+        }
+        line("| " + (first ? Cell(JsonText(p["part"])) : std::string()) + " | " + Cell(JsonText(m["title"])) +
+             " | " + StatsCells(st) + " | " + verdict + " |");
+        first = false;
       }
-      line("| " + (first ? Cell(JsonText(p["part"])) : std::string()) + " | " + Cell(JsonText(m["title"])) +
-           " | " + StatsCells(st) + " | " + verdict + " |");
-      first = false;
     }
+    line("");
+    line("Δ = B − A on the paired questions. 95 % CI: paired bootstrap, " + set["bootstrap"]["resamples"].dump() +
+         " resamples, seed " + set["bootstrap"]["seed"].dump() +
+         ". p: exact two-sided McNemar on the discordant pairs (for partial scores, the sign test on pairs "
+         "whose scores differ). Only each part's first metric decides the exit code; the others are shown in "
+         "parentheses.");
+    line("");
   }
-  line("");
-  line("Δ = B − A on the paired questions. 95 % CI: paired bootstrap, " + set["bootstrap"]["resamples"].dump() +
-       " resamples, seed " + set["bootstrap"]["seed"].dump() +
-       ". p: exact two-sided McNemar on the discordant pairs (for partial scores, the sign test on pairs "
-       "whose scores differ). Only each part's first metric decides the exit code; the others are shown in "
-       "parentheses.");
-  line("");
   NoiseSection(cmp, &o);
 
   line("## What differs between the runs");
@@ -213,6 +222,10 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
   o += MarkdownNotes(cmp["notes"], kCellStyle);
 
   for (const auto& p : parts) {
+    if (p["kind"] == "logprobs") {
+      o += compare_internal::ProbePartMarkdown(p);
+      continue;
+    }
     const std::string part = p["part"], kind = p["kind"];
     const Headers h = HeadersFor(p);
     line("## " + part);

@@ -4,6 +4,7 @@
 #define EVALRUN_EVALS_PUBLISH_COMPARE_OPTIONS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct CompareOptions {
   // none measured.
   std::string noise_a;
   std::string noise_a2;
+  // Probe parts (evals/publish/compare_probe.h): thresholds that override
+  // the probe card keys of the same names; unset: the card's, if any.
+  std::optional<double> max_kld_mean, max_kld_p99, min_top1;
+  int probe_worst_shown = 10;       // the worst positions listed (JSON and Markdown)
 };
 
 // parts[].kind of evalrun.compare/1 for instruction verdicts ("choice" and

@@ -121,6 +121,7 @@ PartUnits ExtractUnits(const FolderPart& part, const std::vector<SampleRecord>& 
     case VerdictKind::kChoice:
       return ScoredUnits(part, records, Metric{"accuracy", "accuracy", {}, {}});
     case VerdictKind::kFraction:
+    case VerdictKind::kLogprobs:  // compared by compare_probe.h, never by units
       break;
   }
   return ScoredUnits(part, records, Metric{"score", "mean score", {}, {}});

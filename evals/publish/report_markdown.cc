@@ -49,6 +49,22 @@ std::string RenderReportMarkdown(const json& m) {
     line("| instruction | " + NumCell(f["inst_strict"], "%.2f") + " | " + NumCell(f["inst_loose"], "%.2f") + " |");
     line("");
   }
+  if (m["probe"].is_object()) {
+    const json& pr = m["probe"];
+    const json& t = pr["top1_logprob"];
+    line("### " + MarkdownCell(JsonText(pr["title"])) + ": next-token distributions");
+    line("");
+    line(JsonText(pr["positions"]) + " positions, top " + JsonText(pr["top_logprobs"]) + " candidates; " +
+         NumCell(pr["confident_pct"], "%.1f") + " % with a top token of p > 0.5.");
+    line("");
+    line("| top-1 logprob | mean | min | p05 | median | p95 | max |");
+    line("|---|--:|--:|--:|--:|--:|--:|");
+    std::string row = "| |";
+    for (const char* k : {"mean", "min", "p05", "median", "p95", "max"})
+      row += " " + NumCell(t.is_object() && t.contains(k) ? t[k] : json(), "%.4f") + " |";
+    line(row);
+    line("");
+  }
   if (m["by_length"].is_object()) {
     const json& r = m["by_length"];
     line("### " + MarkdownCell(JsonText(r["title"])) + " by length");

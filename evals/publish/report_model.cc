@@ -136,7 +136,46 @@ struct PartSections {
   json categories = json::array();  // bar charts: {part, title, dimension, rows}
   json instruction;            // IFEval-like accuracies, or null
   json by_length;              // RULER-like scores by length, or null
+  json probe;                  // a logprob probe's distribution facts, or null
 };
+
+// Logprob verdicts (the probe): the share of positions whose top token has
+// p > 0.5, the top-1 logprob's distribution (results.json), a histogram of
+// the top-1 probability, and the positions (at most kProbeRowsShown).
+constexpr size_t kProbeRowsShown = 200;
+void ProbeSection(const FolderPart& part, const json& p, const std::vector<SampleRecord>& records,
+                  PartSections* out) {
+  out->row["metric"] = "top-1 p > 0.5 (share of positions)";
+  out->row["score"] = OptJson(Num(p, {"score"}));
+  out->row["stderr"] = json();
+  int bins[10] = {0};
+  json rows = json::array();
+  for (const auto& s : records) {
+    const auto& v = std::get<LogprobsVerdict>(s.verdict);
+    if (v.top.empty()) continue;
+    const double prob = std::exp(v.top[0].logprob);
+    ++bins[std::min(9, static_cast<int>(prob * 10))];
+    if (rows.size() < kProbeRowsShown)
+      rows.push_back({{"position", s.Int("position", -1)}, {"token", v.top[0].token}, {"logprob", v.top[0].logprob},
+                      {"p", prob}, {"excerpt", s.Text("excerpt")}, {"next_word", s.Text("next_word")}});
+  }
+  json hist = json::array();
+  const double n = static_cast<double>(records.size());
+  for (int b = 0; b < 10; ++b)
+    hist.push_back({{"name", FormatDouble("%.1f", b / 10.0) + "–" + FormatDouble("%.1f", (b + 1) / 10.0)},
+                    {"n", bins[b]}, {"score", n > 0 ? 100.0 * bins[b] / n : 0.0}});
+  out->probe = {{"part", part.name},
+                {"title", part.display_name},
+                {"positions", records.size()},
+                {"confident_pct", OptJson(Num(p, {"score"}))},
+                {"top1_logprob", JsonAt(p, {"top1_logprob"})},
+                {"prompt_tokens_mean", JsonAt(p, {"prompt_tokens_mean"})},
+                {"top_logprobs", JsonAt(p, {"info", "top_logprobs"})},
+                {"text", JsonAt(p, {"info", "text", "file"})},
+                {"histogram", hist},
+                {"rows", rows},
+                {"rows_cut", records.size() > rows.size()}};
+}
 
 // Instruction verdicts: the four accuracies (results.json, fractions 0..1)
 // and instruction-level strict accuracy per instruction id (the records;
@@ -318,6 +357,7 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
   json repeats = json::array();
   m["instruction"] = nullptr;
   m["by_length"] = nullptr;
+  m["probe"] = nullptr;
 
   for (const auto& name : run.parts) {
     const json& p = res["parts"][name];
@@ -336,6 +376,8 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
       FractionSection(part, p, records, &sec);
     } else if (part.kind == VerdictKind::kChoice) {
       ChoiceSection(part, p, &sec);
+    } else if (part.kind == VerdictKind::kLogprobs) {
+      ProbeSection(part, p, records, &sec);
     } else {
       // A part without verdicts, or one this report does not know: its
       // score as results.json has it.
@@ -345,6 +387,7 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
     }
     if (!sec.instruction.is_null()) m["instruction"] = sec.instruction;
     if (!sec.by_length.is_null()) m["by_length"] = sec.by_length;
+    if (!sec.probe.is_null()) m["probe"] = sec.probe;
     for (auto& c : sec.categories) categories.push_back(std::move(c));
     json& row = sec.row;
   const json& complete = JsonAt(p, {"complete"});

@@ -92,6 +92,13 @@ Status ParseKey(JsonFields& f, const nlohmann::json& obj, const CardKey& k, Sett
       *out = v;
       return Status::Ok();
     }
+    case KeyType::kText: {
+      std::string v;
+      EVALRUN_RETURN_IF_ERROR(f.String(k.name, &v));
+      if (v.empty()) return f.Error(k.name, "expected a non-empty string");
+      *out = v;
+      return Status::Ok();
+    }
     case KeyType::kIntList: {
       std::vector<int64_t> v;
       EVALRUN_RETURN_IF_ERROR(ParseIntList(f, k, &v));
@@ -171,6 +178,14 @@ CardKey CardKey::Enum(std::string name, std::vector<std::string> values, std::st
   return k;
 }
 
+CardKey CardKey::Text(std::string name, std::string doc) {
+  CardKey k;
+  k.name = std::move(name);
+  k.type = KeyType::kText;
+  k.doc = std::move(doc);
+  return k;
+}
+
 CardKey CardKey::IntList(std::string name, int64_t min, int64_t max, std::string entry_word, std::string entry_unit,
                          std::string doc) {
   CardKey k = Int(std::move(name), min, max, std::move(doc));
@@ -233,7 +248,7 @@ const SettingValue* PartSettings::Value(const std::string& key) const {
 }
 
 bool PartSettings::Has(const std::string& key) const {
-  KeyOf(key, {KeyType::kInt, KeyType::kNumber, KeyType::kBool, KeyType::kEnum, KeyType::kIntList,
+  KeyOf(key, {KeyType::kInt, KeyType::kNumber, KeyType::kBool, KeyType::kEnum, KeyType::kText, KeyType::kIntList,
               KeyType::kNameList, KeyType::kNameCounts, KeyType::kCount});
   return values_.count(key) > 0;
 }
@@ -258,7 +273,7 @@ bool PartSettings::Bool(const std::string& key, bool fallback) const {
 }
 
 std::string PartSettings::String(const std::string& key, const std::string& fallback) const {
-  KeyOf(key, {KeyType::kEnum});
+  KeyOf(key, {KeyType::kEnum, KeyType::kText});
   const SettingValue* v = Value(key);
   return v ? std::get<std::string>(*v) : fallback;
 }
@@ -283,7 +298,7 @@ std::map<std::string, int64_t> PartSettings::Counts(const std::string& key) cons
 }
 
 void PartSettings::Set(const std::string& key, SettingValue value) {
-  KeyOf(key, {KeyType::kInt, KeyType::kNumber, KeyType::kBool, KeyType::kEnum, KeyType::kIntList,
+  KeyOf(key, {KeyType::kInt, KeyType::kNumber, KeyType::kBool, KeyType::kEnum, KeyType::kText, KeyType::kIntList,
               KeyType::kNameList, KeyType::kNameCounts, KeyType::kCount});
   values_[key] = std::move(value);
 }

@@ -32,6 +32,7 @@ enum class KeyType {
   kNumber,      // a number in [min_number, max_number] (above min with min_exclusive)
   kBool,
   kEnum,        // one of `values`
+  kText,        // a string of at least one byte (a file path, ...)
   kIntList,     // integers, each in [min, max] and given once, at least one
   kNameList,    // names, each passing `check_name` and given once, at least one
   kNameCounts,  // {name: integer >= min}, the names passing `check_name`
@@ -67,6 +68,7 @@ struct CardKey {
   static CardKey Number(std::string name, double min, double max, bool min_exclusive, std::string doc);
   static CardKey Bool(std::string name, std::string doc);
   static CardKey Enum(std::string name, std::vector<std::string> values, std::string doc);
+  static CardKey Text(std::string name, std::string doc);
   static CardKey IntList(std::string name, int64_t min, int64_t max, std::string entry_word,
                          std::string entry_unit, std::string doc);
   static CardKey NameList(std::string name, std::string entry_word, NameCheck check, std::string doc);
@@ -90,7 +92,7 @@ class PartSettings {
   int64_t Int(const std::string& key, int64_t fallback = 0) const;  // kInt; kCount given as one number
   double Number(const std::string& key, double fallback = 0) const;
   bool Bool(const std::string& key, bool fallback = false) const;
-  std::string String(const std::string& key, const std::string& fallback = "") const;  // kEnum
+  std::string String(const std::string& key, const std::string& fallback = "") const;  // kEnum, kText
   std::vector<int64_t> IntList(const std::string& key) const;
   std::vector<std::string> NameList(const std::string& key) const;
   // kNameCounts; kCount given as an object ({} when given as one number).

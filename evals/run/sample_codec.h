@@ -13,6 +13,7 @@
 //                {follow_all_instructions, follow_instruction_list},
 //                cut_off, correct (= strict.follow_all_instructions)
 //   fraction     score (0..1), cut_off, null
+//   logprobs     top_logprobs [{id, token, logprob}], cut_off
 // and every other key: the part's item fields (gold, subdomain, task, ...).
 //
 // Decoding names the line and the field: "runs/x/ifeval/samples.jsonl:12:

@@ -1,16 +1,18 @@
 #include "evals/run/verdict.h"
 
+#include <cmath>
+
 namespace evalrun {
 namespace {
 
-constexpr const char* kNames[] = {"choice", "instruction", "fraction"};
+constexpr const char* kNames[] = {"choice", "instruction", "fraction", "logprobs"};
 
 }  // namespace
 
 const char* VerdictKindName(VerdictKind kind) { return kNames[static_cast<int>(kind)]; }
 
 bool VerdictKindByName(std::string_view name, VerdictKind* kind) {
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 4; ++i) {
     if (name == kNames[i]) {
       *kind = static_cast<VerdictKind>(i);
       return true;
@@ -24,6 +26,7 @@ VerdictKind KindOf(const Verdict& v) { return static_cast<VerdictKind>(v.index()
 double HeadlineScore(const Verdict& v) {
   if (const auto* c = std::get_if<ChoiceVerdict>(&v)) return c->correct ? 1.0 : 0.0;
   if (const auto* i = std::get_if<InstructionVerdict>(&v)) return i->strict.all ? 1.0 : 0.0;
+  if (const auto* l = std::get_if<LogprobsVerdict>(&v)) return l->top.empty() ? 0.0 : std::exp(l->top[0].logprob);
   return std::get<FractionVerdict>(v).score;
 }
 
@@ -40,6 +43,8 @@ void MarkTooLong(Verdict* v) {
   } else if (auto* f = std::get_if<FractionVerdict>(v)) {
     f->cut_off = false;
     f->null = false;
+  } else if (auto* l = std::get_if<LogprobsVerdict>(v)) {
+    l->cut_off = false;
   }
 }
 

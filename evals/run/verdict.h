@@ -16,11 +16,13 @@
 #include <variant>
 #include <vector>
 
+#include "evals/server/types.h"
+
 namespace evalrun {
 
 // The kinds, named in results.json (`parts.<name>.kind`) as "choice",
-// "instruction", "fraction".
-enum class VerdictKind { kChoice, kInstruction, kFraction };
+// "instruction", "fraction", "logprobs".
+enum class VerdictKind { kChoice, kInstruction, kFraction, kLogprobs };
 
 const char* VerdictKindName(VerdictKind kind);
 // False (and *kind untouched) for a name that is none of the three.
@@ -59,12 +61,23 @@ struct FractionVerdict {
   bool null = false;
 };
 
-using Verdict = std::variant<ChoiceVerdict, InstructionVerdict, FractionVerdict>;
+// Not a judgement but a measurement (the probe part, evals/parts/probe.cc):
+// the server's top-K candidates for the next token of a fixed text, most
+// likely first. Its "score" is the top candidate's probability; what it
+// means is read by `compare` against another run (evals/publish/
+// compare_probe.h).
+struct LogprobsVerdict {
+  std::vector<TokenLogprob> top;
+  bool cut_off = false;  // never set: one token is always asked
+};
+
+using Verdict = std::variant<ChoiceVerdict, InstructionVerdict, FractionVerdict, LogprobsVerdict>;
 
 VerdictKind KindOf(const Verdict& v);
 
 // The answer's share of the headline score: 1 or 0 (choice: correct;
-// instruction: strict, all followed), or the fraction.
+// instruction: strict, all followed), the fraction, or (logprobs) the top
+// candidate's probability.
 double HeadlineScore(const Verdict& v);
 
 bool IsCutOff(const Verdict& v);

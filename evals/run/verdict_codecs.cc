@@ -123,16 +123,69 @@ class FractionCodec : public VerdictCodec {
   }
 };
 
+// top_logprobs: [{id (null when the server gave none), token, logprob}],
+// most likely first.
+class LogprobsCodec : public VerdictCodec {
+ public:
+  const std::vector<std::string>& Keys() const override {
+    static const std::vector<std::string> kKeys = {"top_logprobs", "cut_off"};
+    return kKeys;
+  }
+
+  void Encode(const Verdict& v, json* line) const override {
+    const LogprobsVerdict& l = std::get<LogprobsVerdict>(v);
+    json top = json::array();
+    for (const TokenLogprob& t : l.top)
+      top.push_back({{"id", t.id >= 0 ? json(t.id) : json()}, {"token", t.token}, {"logprob", t.logprob}});
+    (*line)["top_logprobs"] = std::move(top);
+    (*line)["cut_off"] = l.cut_off;
+  }
+
+  Status Decode(const LineReader& in, Verdict* out) const override {
+    LogprobsVerdict l;
+    const json* top = in.Find("top_logprobs");
+    if (!top || !top->is_array()) return in.Expected("top_logprobs", "an array of {id, token, logprob}", top);
+    for (size_t i = 0; i < top->size(); ++i) {
+      const json& e = (*top)[i];
+      const std::string field = "top_logprobs[" + std::to_string(i) + "]";
+      if (!e.is_object()) return in.Expected(field, "an object {id, token, logprob}", &e);
+      TokenLogprob t;
+      auto id = e.find("id");
+      if (id != e.end() && !id->is_null()) {
+        if (!id->is_number_integer() || id->get<int64_t>() < 0)
+          return in.Expected(field + ".id", "a token id (an integer >= 0) or null", &*id);
+        t.id = id->get<int64_t>();
+      }
+      auto tok = e.find("token");
+      if (tok == e.end() || !tok->is_string())
+        return in.Expected(field + ".token", "a string", tok == e.end() ? nullptr : &*tok);
+      t.token = tok->get<std::string>();
+      auto lp = e.find("logprob");
+      if (lp == e.end() || !lp->is_number() || lp->get<double>() > 1e-6)
+        return in.Expected(field + ".logprob", "a number <= 0", lp == e.end() ? nullptr : &*lp);
+      t.logprob = lp->get<double>();
+      if (i > 0 && t.logprob > l.top.back().logprob)
+        return in.Error(field + ".logprob", "the candidates are not in descending order of logprob");
+      l.top.push_back(std::move(t));
+    }
+    EVALRUN_RETURN_IF_ERROR(in.Bool("cut_off", &l.cut_off));
+    *out = std::move(l);
+    return Status::Ok();
+  }
+};
+
 }  // namespace
 
 const VerdictCodec& CodecFor(VerdictKind kind) {
   static const ChoiceCodec kChoice;
   static const InstructionCodec kInstruction;
   static const FractionCodec kFraction;
+  static const LogprobsCodec kLogprobs;
   switch (kind) {
     case VerdictKind::kChoice: return kChoice;
     case VerdictKind::kInstruction: return kInstruction;
     case VerdictKind::kFraction: return kFraction;
+    case VerdictKind::kLogprobs: return kLogprobs;
   }
   return kChoice;
 }

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evals/server/completion_wire.h"
 #include "evals/server/openai_wire.h"
 
 namespace evalrun {
@@ -68,8 +69,11 @@ Refusal Classify(int http_status, const std::string& body) {
 
 CallResult OpenAiClient::Complete(const Prompt& prompt) {
   CallResult r;
-  const std::string body = ChatRequestBody(prompt, server_.model);
-  const std::string path = server_.PathPrefix() + "/chat/completions";
+  // A chat completion, or a raw one with next-token logprobs (the probe).
+  const bool raw = prompt.logprobs.has_value();
+  const std::string body = raw ? CompletionRequestBody(prompt, server_.model) : ChatRequestBody(prompt, server_.model);
+  const std::string path =
+      raw ? CompletionPath(*prompt.logprobs, server_.PathPrefix()) : server_.PathPrefix() + "/chat/completions";
   const double timeout = RequestTimeoutSeconds(server_, prompt);
   const int connections_before = transport_->connections_opened();
   double backoff = retry_.backoff_initial_s;
@@ -116,7 +120,7 @@ CallResult OpenAiClient::Complete(const Prompt& prompt) {
     }
     if (resp.status == 200) {
       Completion c;
-      Status st = ParseChatReply(resp.body, &c);
+      Status st = raw ? ParseCompletionReply(resp.body, &c) : ParseChatReply(resp.body, &c);
       if (st.ok()) {
         r.status = CallStatus::kOk;
         r.completion = std::move(c);

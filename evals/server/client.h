@@ -35,7 +35,9 @@ struct RetryPolicy {
 // a slow prefill rate. Never a flat timeout that kills long answers.
 double RequestTimeoutSeconds(const ServerConfig& server, const Prompt& prompt);
 
-// Speaks POST {base_url}/chat/completions. Retries 5xx, 429, timeouts,
+// Speaks POST {base_url}/chat/completions, or for a prompt with a
+// LogprobRequest the raw completion of evals/server/completion_wire.h
+// (POST {base_url}/completions or llama-server's /completion). Retries 5xx, 429, timeouts,
 // replies over the size limit and unusable 200 replies (not JSON, error
 // object, no choices) with backoff; never other 4xx. Each attempt is
 // counted. Cancellation stops retries and backoff sleeps at once. The

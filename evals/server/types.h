@@ -25,9 +25,31 @@ struct GenParams {
   std::optional<bool> enable_thinking;  // chat_template_kwargs.enable_thinking
 };
 
+// A raw completion asking for the next token's logprobs (the probe part,
+// evals/parts/probe.cc): messages[0].content is the prompt text as it is
+// (no chat template), one token is generated at temperature 0, and the
+// server's top `top_logprobs` candidates of that token come back.
+struct LogprobRequest {
+  int top_logprobs = 0;
+  // POST /completion with n_probs (llama-server's own endpoint) instead of
+  // POST <base_url>/completions with logprobs (OpenAI's legacy endpoint,
+  // which llama-server, vLLM and SGLang all serve).
+  bool llama_completion = false;
+};
+
 struct Prompt {
   std::vector<Message> messages;
   GenParams params;
+  std::optional<LogprobRequest> logprobs;  // unset: a chat completion
+};
+
+// One candidate of a generated token: the server's token id (-1 when the
+// server does not say: vLLM's legacy logprobs), its text and its natural
+// log-probability.
+struct TokenLogprob {
+  int64_t id = -1;
+  std::string token;
+  double logprob = 0;
 };
 
 // llama.cpp's own `timings` object (absent on other engines: present=false).
@@ -47,6 +69,9 @@ struct Completion {
   int prompt_tokens = -1;       // usage; -1 when the server did not say
   int completion_tokens = -1;
   ServerTimings timings;
+  // A LogprobRequest's answer: the first generated token's candidates, most
+  // likely first (empty for a chat completion).
+  std::vector<TokenLogprob> top_logprobs;
 };
 
 enum class CallStatus {

@@ -185,7 +185,7 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   Responder respond;
   {
     std::lock_guard<std::mutex> l(mu);
-    if (chat) requests.push_back(body);
+    requests.push_back(body);  // chat and completions alike
     respond = responder;
   }
   // The prompt as the slot sees it: BOS, then the template's tokens.
@@ -239,6 +239,14 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   g->completion_tokens = plan->n_gen;
   g->reasoning_content = plan->reasoning;
   g->content = plan->content;
+  // n_probs (/completion) or logprobs (/v1/completions): the scripted
+  // distribution of the next token (fake_logprobs.h); greedy, so the first
+  // generated token is its most likely candidate.
+  const int n_probs = !chat && a.params.contains("n_probs") ? a.params["n_probs"].get<int>() : 0;
+  if (n_probs > 0) {
+    g->top = FakeTopLogprobs(prompt_text, n_probs, o.logprob_shift);
+    if (plan->n_gen == 1) g->content = g->top.front().token;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   auto finish_timing = [g, t0] {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -139,6 +139,11 @@ OrderedJson FakeTaskParams(const nlohmann::json& request, int n_predict, bool ch
   if (request.contains("stream") && request["stream"].is_boolean()) p["stream"] = request["stream"].get<bool>();
   if (request.contains("top_logprobs") && request["top_logprobs"].is_number_integer())
     p["n_probs"] = request["top_logprobs"].get<int>();
+  // /completion's n_probs; /v1/completions' logprobs (an integer there).
+  if (!chat && request.contains("n_probs") && request["n_probs"].is_number_integer())
+    p["n_probs"] = request["n_probs"].get<int>();
+  if (!chat && request.contains("logprobs") && request["logprobs"].is_number_integer())
+    p["n_probs"] = request["logprobs"].get<int>();
   if (chat) {
     p["chat_format"] = "peg-native";
     p["reasoning_format"] = "deepseek";
@@ -288,11 +293,37 @@ std::string FakeChatBody(const FakeGeneration& g) {
   return out.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
 }
 
+namespace {
+
+// One candidate as llama-server b10470 writes it: {id, token, bytes, logprob}.
+OrderedJson Candidate(const FakeCandidate& c) {
+  OrderedJson j;
+  j["id"] = c.id;
+  j["token"] = c.token;
+  OrderedJson bytes = OrderedJson::array();
+  for (unsigned char b : c.token) bytes.push_back(static_cast<int>(b));
+  j["bytes"] = bytes;
+  j["logprob"] = c.logprob;
+  return j;
+}
+
+// The generated token with its top_logprobs (the first candidate: greedy).
+OrderedJson TokenProbs(const FakeGeneration& g) {
+  OrderedJson t = Candidate(g.top.front());
+  OrderedJson top = OrderedJson::array();
+  for (const auto& c : g.top) top.push_back(Candidate(c));
+  t["top_logprobs"] = top;
+  return t;
+}
+
+}  // namespace
+
 std::string FakeOaiCompletionBody(const FakeGeneration& g) {
   OrderedJson choice;
   choice["text"] = g.content;
   choice["index"] = 0;
   choice["logprobs"] = nullptr;
+  if (!g.top.empty()) choice["logprobs"] = {{"content", OrderedJson::array({TokenProbs(g)})}};
   choice["finish_reason"] = g.finish_reason;
   OrderedJson out;
   out["choices"] = OrderedJson::array({choice});
@@ -325,6 +356,7 @@ std::string FakeCompletionBody(const FakeGeneration& g, const OrderedJson& setti
   out["stopping_word"] = "";
   out["tokens_cached"] = g.prompt_tokens + g.completion_tokens - 1;
   out["timings"] = FakeTimings(g);
+  if (!g.top.empty()) out["completion_probabilities"] = OrderedJson::array({TokenProbs(g)});
   return out.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
 }
 

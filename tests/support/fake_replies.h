@@ -7,9 +7,11 @@
 #define EVALRUN_TESTS_SUPPORT_FAKE_REPLIES_H_
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/fake_logprobs.h"
 #include "tests/support/fake_slots.h"
 #include "tests/support/fake_tokenizer.h"
 
@@ -66,6 +68,9 @@ struct FakeGeneration {
   int cached_tokens = 0;
   int completion_tokens = 0;
   double prompt_ms = 0, predicted_ms = 0;
+  // A completion asked with n_probs / logprobs: the first token's
+  // candidates (the content is then the first candidate's text).
+  std::vector<FakeCandidate> top;
 };
 
 OrderedJson FakeTimings(const FakeGeneration& g);

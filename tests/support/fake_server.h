@@ -25,7 +25,10 @@
 //     requests share kv_size cells and all fail with HTTP 500 "Context size
 //     has been exceeded." when they outgrow them; a request whose client
 //     goes away is cancelled and frees its slot;
-//   - POST /completion and /v1/completions (non-streamed).
+//   - POST /completion and /v1/completions (non-streamed), with the first
+//     token's candidates for n_probs (completion_probabilities) and
+//     logprobs (choices[0].logprobs.content), shaped as b10470 writes them
+//     (fake_logprobs.h scripts the distribution).
 // Malformed JSON gets 500 with nlohmann's parse error, as llama-server.
 //
 // Thread-safe: the handlers run on the server's own threads; options and
@@ -108,6 +111,10 @@ struct FakeServerOptions {
   // Every endpoint answers 503 "Loading model" for this long after Start()
   // (llama-server while it loads the model).
   int load_ms = 0;
+  // Bends the scripted next-token distribution of completions asked with
+  // n_probs / logprobs (fake_logprobs.h): 0 = the reference model; a small
+  // value stands for an engine bug that shifts every distribution a little.
+  double logprob_shift = 0;
 };
 
 class FakeServer {
@@ -138,7 +145,7 @@ class FakeServer {
   int tokenize_requests() const { return tokenize_requests_.load(); }
   int health_requests() const { return health_requests_.load(); }
   int connections() const;                                  // TCP connections accepted
-  std::vector<nlohmann::json> requests() const;            // chat request bodies, arrival order
+  std::vector<nlohmann::json> requests() const;            // chat and completion request bodies, arrival order
   // The Authorization header of every request received (any endpoint, any
   // method), in arrival order; "" for a request that had none.
   std::vector<std::string> authorizations() const;

@@ -1,0 +1,281 @@
+#include "evals/publish/compare_probe.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "evals/base/json_fields.h"
+#include "evals/publish/probe_divergence.h"
+#include "evals/publish/table_text.h"
+#include "evals/run/verdict.h"
+
+namespace evalrun::compare_internal {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kKldNote =
+    "KLD(A||B) over the union of both top-K sets, the remaining probability mass of each side as one bucket "
+    "(\"rest\"); a token of the union missing from one side's top-K takes min(that side's K-th probability, its "
+    "rest / the tokens it misses) out of its rest. A lower bound of the full KLD where both top-K sets agree.";
+
+std::string Short(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// The first of the recorded facts that must match, or "".
+std::string InfoDifference(const json& ia, const json& ib) {
+  const std::pair<const char*, std::vector<std::string>> keys[] = {
+      {"text (sha256)", {"text", "sha256"}},
+      {"context_words", {"context_words"}},
+      {"top_logprobs", {"top_logprobs"}},
+  };
+  for (const auto& [name, path] : keys) {
+    const json* x = &ia;
+    const json* y = &ib;
+    for (const auto& k : path) {
+      x = x->is_object() && x->contains(k) ? &(*x)[k] : nullptr;
+      y = y->is_object() && y->contains(k) ? &(*y)[k] : nullptr;
+      if (!x || !y) break;
+    }
+    if (!x || !y) return std::string(name) + ": not recorded in " + (!x ? "A" : "B");
+    if (*x != *y) {
+      std::string what = std::string(name) + ": A " + Short(*x) + ", B " + Short(*y);
+      if (std::string(name) == "text (sha256)")
+        what += " (A probes " + Short(JsonAt(ia, {"text", "file"})) + ", B " + Short(JsonAt(ib, {"text", "file"})) +
+                ")";
+      return what;
+    }
+  }
+  const json& pa = JsonAt(ia, {"positions"});
+  const json& pb = JsonAt(ib, {"positions"});
+  if (pa.is_array() && pb.is_array() && pa != pb) {
+    for (size_t i = 0; i < std::max(pa.size(), pb.size()); ++i) {
+      if (i >= pa.size() || i >= pb.size() || pa[i] != pb[i])
+        return "positions: entry " + std::to_string(i) + " is " + (i < pa.size() ? pa[i].dump() : "(none)") +
+               " in A and " + (i < pb.size() ? pb[i].dump() : "(none)") + " in B (another seed or count)";
+    }
+  }
+  return "";
+}
+
+std::map<std::string, const SampleRecord*> ById(const std::vector<SampleRecord>& s) {
+  std::map<std::string, const SampleRecord*> m;
+  for (const auto& r : s) m[r.id] = &r;  // the last line of an id counts
+  return m;
+}
+
+json SummaryJson(const ValueSummary& s) {
+  return {{"n", s.n}, {"mean", s.mean}, {"median", s.median}, {"p95", s.p95}, {"p99", s.p99}, {"max", s.max}};
+}
+
+std::optional<double> Threshold(const std::optional<double>& flag, const RunFolder& a, const RunFolder& b,
+                                const std::string& part, const char* key, std::string* source) {
+  if (flag) {
+    *source = std::string("--") + key;
+    for (char& c : *source)
+      if (c == '_') c = '-';
+    return flag;
+  }
+  for (const RunFolder* r : {&b, &a}) {
+    const json& t = JsonAt(r->results, {"parts", part.c_str(), "info", "thresholds", key});
+    if (t.is_number()) {
+      *source = std::string(r == &b ? "B" : "A") + "'s card (parts." + part + "." + key + ")";
+      return t.get<double>();
+    }
+  }
+  return std::nullopt;
+}
+
+json TopJson(const LogprobsVerdict& v) {
+  const TokenLogprob& t = v.top.front();
+  return {{"token", t.token}, {"id", t.id >= 0 ? json(t.id) : json()}, {"logprob", t.logprob}};
+}
+
+}  // namespace
+
+Status CompareProbePart(const std::string& part, const RunFolder& a, const RunFolder& b,
+                        const std::vector<SampleRecord>& sa, const std::vector<SampleRecord>& sb,
+                        const CompareOptions& opts, json* out) {
+  const json& ia = JsonAt(a.results, {"parts", part.c_str(), "info"});
+  const json& ib = JsonAt(b.results, {"parts", part.c_str(), "info"});
+  const std::string diff = InfoDifference(ia, ib);
+  if (!diff.empty())
+    return Status::InvalidInput("part " + part + ": the probe runs are not comparable: " + diff + " (" + a.dir +
+                                " vs " + b.dir + ")");
+  const auto ma = ById(sa), mb = ById(sb);
+  struct Row {
+    const SampleRecord* a;
+    const SampleRecord* b;
+    PositionDivergence d;
+  };
+  std::vector<Row> rows;
+  json only_a = json::array(), only_b = json::array();
+  for (const auto& [id, ra] : ma) {
+    auto it = mb.find(id);
+    if (it == mb.end()) {
+      only_a.push_back(id);
+      continue;
+    }
+    const SampleRecord* rb = it->second;
+    const std::string where = "part " + part + ": position " + id + ": ";
+    if (ra->prompt_sha256 != rb->prompt_sha256)
+      return Status::InvalidInput(where + "the prompts differ (prompt_sha256 " + ra->prompt_sha256.substr(0, 12) +
+                                  " in A, " + rb->prompt_sha256.substr(0, 12) + " in B)");
+    if (ra->prompt_tokens != rb->prompt_tokens)
+      return Status::InvalidInput(where + "the prompt is " + std::to_string(ra->prompt_tokens) + " tokens in A and " +
+                                  std::to_string(rb->prompt_tokens) +
+                                  " in B: the runs tokenize the text differently (another model or tokenizer); "
+                                  "their distributions are not of the same token sequence");
+    const auto& va = std::get<LogprobsVerdict>(ra->verdict);
+    const auto& vb = std::get<LogprobsVerdict>(rb->verdict);
+    if (va.top.empty() || vb.top.empty()) {
+      if (ra->too_long.refused || rb->too_long.refused) continue;
+      return Status::InvalidInput(where + "no candidates recorded in " + (va.top.empty() ? a.dir : b.dir));
+    }
+    rows.push_back({ra, rb, ComparePosition(va.top, vb.top)});
+  }
+  for (const auto& [id, rb] : mb)
+    if (!ma.count(id)) only_b.push_back(id);
+  if (rows.empty()) return Status::InvalidInput("part " + part + ": no position answered in both runs");
+
+  std::vector<double> kld, delta;
+  int64_t same_top = 0, sets_differ = 0, outside = 0;
+  for (const Row& r : rows) {
+    kld.push_back(r.d.kld);
+    delta.push_back(r.d.abs_delta_top);
+    same_top += r.d.same_top;
+    sets_differ += !r.d.same_sets;
+    outside += !r.d.top_a_in_b;
+  }
+  const ValueSummary ks = Summarize(kld);
+  const double top1 = static_cast<double>(same_top) / rows.size();
+
+  json checks = json::array();
+  bool exceeded = false;
+  auto check = [&](const std::optional<double>& flag, const char* key, double value, bool upper) {
+    std::string source;
+    const std::optional<double> limit = Threshold(flag, a, b, part, key, &source);
+    if (!limit) return;
+    const bool bad = upper ? value > *limit : value < *limit;
+    exceeded = exceeded || bad;
+    checks.push_back({{"name", key}, {"limit", *limit}, {"value", value}, {"exceeded", bad}, {"source", source}});
+  };
+  check(opts.max_kld_mean, "max_kld_mean", ks.mean, true);
+  check(opts.max_kld_p99, "max_kld_p99", ks.p99, true);
+  check(opts.min_top1, "min_top1", top1, false);
+
+  std::vector<size_t> order(rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return rows[x].d.kld > rows[y].d.kld; });
+  json worst = json::array();
+  for (size_t k = 0; k < order.size() && static_cast<int>(k) < opts.probe_worst_shown; ++k) {
+    const Row& r = rows[order[k]];
+    worst.push_back({{"id", r.a->id},
+                     {"position", r.a->Int("position", -1)},
+                     {"kld", r.d.kld},
+                     {"same_top", r.d.same_top},
+                     {"a_top", TopJson(std::get<LogprobsVerdict>(r.a->verdict))},
+                     {"b_top", TopJson(std::get<LogprobsVerdict>(r.b->verdict))},
+                     {"abs_delta_top_logprob", r.d.abs_delta_top},
+                     {"excerpt", r.a->Text("excerpt")},
+                     {"next_word", r.a->Text("next_word")}});
+  }
+
+  json pd;
+  pd["part"] = part;
+  pd["kind"] = VerdictKindName(VerdictKind::kLogprobs);
+  pd["samples_a"] = sa.size();
+  pd["samples_b"] = sb.size();
+  pd["paired"] = rows.size();
+  pd["only_in_a"] = only_a.size();
+  pd["only_in_b"] = only_b.size();
+  pd["only_in_a_ids"] = only_a;
+  pd["only_in_b_ids"] = only_b;
+  pd["top_logprobs"] = JsonAt(ia, {"top_logprobs"});
+  pd["text"] = JsonAt(ia, {"text"});
+  pd["kld"] = SummaryJson(ks);
+  pd["kld_definition"] = kKldNote;
+  pd["top1_agreement"] = top1;
+  pd["top1_same"] = same_top;
+  pd["abs_delta_top_logprob"] = SummaryJson(Summarize(delta));
+  pd["top_sets_differ"] = sets_differ;
+  pd["a_top_outside_b"] = outside;
+  pd["worst"] = worst;
+  pd["thresholds"] = checks;
+  pd["metrics"] = json::array();  // the units of the other kinds: none here
+  pd["flipped"] = json::array();
+  pd["verdict"] = exceeded ? "regression" : checks.empty() ? "measured" : "within thresholds";
+  pd["regression"] = exceeded;
+  *out = std::move(pd);
+  return Status::Ok();
+}
+
+namespace {
+
+std::string G(const json& v) { return FormatDouble("%.6g", v.get<double>()); }
+std::string Cell(const std::string& s) { return MarkdownCell(s, MarkdownCellStyle{true, 160}); }
+
+}  // namespace
+
+std::string ProbeVerdictLine(const json& p) {
+  std::string s = std::string("- ") + (p["regression"].get<bool>() ? "**Regression**" : "Within thresholds") +
+                  " in " + JsonText(p["part"]) + ":";
+  for (const auto& c : p["thresholds"])
+    s += " " + JsonText(c["name"]) + " " + G(c["limit"]) + " (" + JsonText(c["source"]) + "): " + G(c["value"]) +
+         (c["exceeded"].get<bool>() ? " **exceeded**;" : " ok;");
+  if (!s.empty() && s.back() == ';') s.back() = '.';
+  return s;
+}
+
+std::string ProbePartMarkdown(const json& p) {
+  std::string o;
+  auto line = [&](const std::string& s) { o += s + "\n"; };
+  line("## " + JsonText(p["part"]) + " (logprob probe)");
+  line("");
+  line("Paired on " + p["paired"].dump() + " positions (" + p["only_in_a"].dump() + " only in A, " +
+       p["only_in_b"].dump() + " only in B), top " + JsonText(p["top_logprobs"]) + " candidates each, text " +
+       Cell(JsonText(JsonAt(p, {"text", "file"}))) + ".");
+  line("");
+  line("| statistic | mean | median | p95 | p99 | max |");
+  line("|---|--:|--:|--:|--:|--:|");
+  for (const auto& [title, key] : {std::pair<const char*, const char*>{"KLD(A‖B), nats", "kld"},
+                                   {"abs Δ logprob of A's top token", "abs_delta_top_logprob"}}) {
+    const json& s = p[key];
+    line(std::string("| ") + title + " | " + G(s["mean"]) + " | " + G(s["median"]) + " | " + G(s["p95"]) + " | " +
+         G(s["p99"]) + " | " + G(s["max"]) + " |");
+  }
+  line("");
+  line("Top-1 agreement: " + FormatDouble("%.3f", 100 * p["top1_agreement"].get<double>()) + " % (" +
+       p["top1_same"].dump() + " of " + p["paired"].dump() + "); top-K sets differ at " + p["top_sets_differ"].dump() +
+       " positions; A's top token outside B's top-K at " + p["a_top_outside_b"].dump() + ".");
+  line("");
+  line("KLD: " + JsonText(p["kld_definition"]));
+  line("");
+  if (p["thresholds"].empty()) {
+    line("No thresholds set (card keys max_kld_mean, max_kld_p99, min_top1 of the part, or the flags "
+         "--max-kld-mean, --max-kld-p99, --min-top1): measured only.");
+  } else {
+    line("| threshold | limit | value | from | |");
+    line("|---|--:|--:|---|---|");
+    for (const auto& c : p["thresholds"])
+      line("| " + JsonText(c["name"]) + " | " + G(c["limit"]) + " | " + G(c["value"]) + " | " +
+           Cell(JsonText(c["source"])) + " | " + (c["exceeded"].get<bool>() ? "**exceeded**" : "ok") + " |");
+  }
+  line("");
+  if (!p["worst"].empty()) {
+    line("### Worst positions by KLD");
+    line("");
+    line("| position | KLD | A top (logprob) | B top (logprob) | text before it | next word |");
+    line("|--:|--:|---|---|---|---|");
+    for (const auto& w : p["worst"]) {
+      auto top = [](const json& t) {
+        return "`" + Cell(JsonText(t["token"])) + "` (" + FormatDouble("%.5f", t["logprob"].get<double>()) + ")";
+      };
+      line("| " + w["position"].dump() + " | " + G(w["kld"]) + " | " + top(w["a_top"]) + " | " + top(w["b_top"]) +
+           " | " + Cell(JsonText(w["excerpt"])) + " | " + Cell(JsonText(w["next_word"])) + " |");
+    }
+    line("");
+  }
+  return o;
+}
+
+}  // namespace evalrun::compare_internal

@@ -1,0 +1,47 @@
+// `evalrun compare` on a probe part (evals/parts/probe.cc, verdict kind
+// "logprobs"): how far B's next-token distributions moved from A's at the
+// same positions of the same text (evals/publish/probe_divergence.h for the
+// math), and whether that is beyond the thresholds.
+//
+// Refused (InvalidInput, exit 1), naming the first difference: two runs of
+// different texts (sha256), context words, top-K or planned positions; a
+// position asked with different prompts (prompt_sha256); a position whose
+// prompt token counts differ (another tokenizer: the same text is not the
+// same token sequence, and the distributions are not of the same thing).
+//
+// Per position: KLD(A||B), top-1 agreement, |Δ logprob| of A's top token;
+// their mean, median, p95, p99, max; the worst positions by KLD with a
+// readable excerpt of the text before them. Thresholds (max_kld_mean,
+// max_kld_p99, min_top1): the compare flags, else B's card keys of the part
+// (recorded in results.json parts.<part>.info.thresholds), else A's; any
+// exceeded is a regression (exit 4). None set: measured, no verdict.
+//
+// Thread-safety: pure functions.
+#ifndef EVALRUN_EVALS_PUBLISH_COMPARE_PROBE_H_
+#define EVALRUN_EVALS_PUBLISH_COMPARE_PROBE_H_
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evals/base/status.h"
+#include "evals/publish/compare_options.h"
+#include "evals/publish/run_folder.h"
+#include "evals/run/sample_record.h"
+
+namespace evalrun::compare_internal {
+
+// The part's entry of evalrun.compare/1 `parts` (kind "logprobs"); its
+// "verdict" is "regression", "within thresholds" or "measured".
+Status CompareProbePart(const std::string& part, const RunFolder& a, const RunFolder& b,
+                        const std::vector<SampleRecord>& sa, const std::vector<SampleRecord>& sb,
+                        const CompareOptions& opts, nlohmann::json* out);
+
+// The part's section of the Markdown, and its line in the verdict list.
+std::string ProbePartMarkdown(const nlohmann::json& part);
+std::string ProbeVerdictLine(const nlohmann::json& part);
+
+}  // namespace evalrun::compare_internal
+
+#endif  // EVALRUN_EVALS_PUBLISH_COMPARE_PROBE_H_

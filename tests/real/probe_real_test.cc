@@ -1,0 +1,96 @@
+// The logprob probe against the real llama-server: the same build and
+// settings probed twice give KLD exactly 0 with one slot, and with 4 slots in
+// flight a mean KLD below 1e-9 and 100 % top-1 agreement (several requests
+// batched together move the last bits, llama.cpp #7052: on b10470 the largest
+// single position seen was 1.3e-8, one logprob moved by 1.5e-4, in about one
+// pair of probes out of five, so the maximum is printed, not bounded at
+// 1e-9); the same weights served with a slightly wrong RoPE base
+// (--rope-freq-base 10100 instead of the model's 10000, the kind of small
+// error an engine bug makes) give KLD > 0, which `compare` reports and, with
+// its thresholds set low, flags (exit 4). The figures are printed.
+#include <cstdio>
+
+#include "tests/real/real_lane.h"
+
+namespace evalrun::testing {
+namespace {
+
+class RealProbe : public RealLaneTest {
+ protected:
+  BinaryResult Probe(const LlamaServer* s, const std::string& job, int slots = 4) {
+    const nlohmann::json probe = {{"positions", 120}, {"top_logprobs", 10}, {"context_words", 24}};
+    const std::string card = WriteCardJson(Card(Server(s, slots), {{"probe", probe}}), job + ".json");
+    return Run({"--card", card, "--job", job}, 300);
+  }
+  nlohmann::json CompareJson(const std::string& a, const std::string& b, const std::vector<std::string>& extra,
+                             int* code) {
+    std::vector<std::string> argv = {EvalrunBinary(), "compare", JobDir(a), JobDir(b), "--json"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    BinaryResult r = RunBinary(argv, 60);
+    *code = r.exit_code;
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << r.out << r.err;
+    return j;
+  }
+  static void Print(const char* what, const nlohmann::json& p) {
+    std::printf("[probe] %s: paired %d, KLD mean %.3g median %.3g p99 %.3g max %.3g, top-1 %.4f, "
+                "|d logprob| mean %.3g max %.3g\n",
+                what, p["paired"].get<int>(), p["kld"]["mean"].get<double>(), p["kld"]["median"].get<double>(),
+                p["kld"]["p99"].get<double>(), p["kld"]["max"].get<double>(), p["top1_agreement"].get<double>(),
+                p["abs_delta_top_logprob"]["mean"].get<double>(), p["abs_delta_top_logprob"]["max"].get<double>());
+  }
+};
+
+TEST_F(RealProbe, SameServerTwiceIsZeroAndARopeShiftIsFlagged) {
+  LlamaServer* s = StartServer({.model = "stories260K.gguf", .parallel = 4, .ctx = 8192});
+  ASSERT_TRUE(s->running());
+  BinaryResult r = Probe(s, "a");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Probe(s, "b");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Results("a")["parts"]["probe"]["max_in_flight"], 4);
+  EXPECT_EQ(Results("b")["parts"]["probe"]["max_in_flight"], 4);
+  for (const auto& l : Samples("a", "probe")) {
+    EXPECT_EQ(l["top_logprobs"].size(), 10u) << l.dump();
+    EXPECT_GT(l["prompt_tokens"].get<int>(), 24) << l.dump();
+  }
+
+  int code = -1;
+  auto doc = CompareJson("a", "b", {"--max-kld-mean", "1e-9", "--min-top1", "1"}, &code);
+  ASSERT_EQ(doc["parts"].size(), 1u);
+  const auto same = doc["parts"][0];
+  Print("same server twice, 4 slots", same);
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(same["paired"], 120);
+  EXPECT_LE(same["kld"]["mean"].get<double>(), 1e-9);
+  EXPECT_EQ(same["top1_agreement"].get<double>(), 1.0);
+
+  // One request at a time: bit for bit.
+  ASSERT_EQ(Probe(s, "one_a", 1).exit_code, 0);
+  ASSERT_EQ(Probe(s, "one_b", 1).exit_code, 0);
+  doc = CompareJson("one_a", "one_b", {}, &code);
+  const auto one = doc["parts"][0];
+  Print("same server twice, 1 slot", one);
+  EXPECT_EQ(one["kld"]["max"].get<double>(), 0.0);
+  EXPECT_EQ(one["abs_delta_top_logprob"]["max"].get<double>(), 0.0);
+  EXPECT_EQ(Results("one_a")["parts"]["probe"]["max_in_flight"], 1);
+
+  LlamaServer* rope = StartServer(
+      {.model = "stories260K.gguf", .parallel = 4, .ctx = 8192, .extra = {"--rope-freq-base", "10100"}});
+  ASSERT_TRUE(rope->running());
+  r = Probe(rope, "rope");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  doc = CompareJson("a", "rope", {}, &code);
+  const auto shifted = doc["parts"][0];
+  Print("RoPE base 10100", shifted);
+  EXPECT_EQ(code, 0) << "no thresholds: measured only";
+  EXPECT_GT(shifted["kld"]["mean"].get<double>(), 1e-9);
+  EXPECT_GT(shifted["kld"]["mean"].get<double>(), 100 * same["kld"]["mean"].get<double>());
+  doc = CompareJson("a", "rope", {"--max-kld-mean", "1e-9", "--max-kld-p99", "1e-9"}, &code);
+  EXPECT_EQ(code, 4);
+  EXPECT_EQ(doc["regressions"], nlohmann::json::array({"probe"}));
+  EXPECT_EQ(doc["parts"][0]["thresholds"][0]["exceeded"], true);
+}
+
+}  // namespace
+}  // namespace evalrun::testing
