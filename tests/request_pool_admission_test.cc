@@ -12,21 +12,13 @@
 #include <thread>
 
 #include "evals/run/request_pool.h"
+#include "tests/request_pool_fixture.h"
 
 namespace evalrun {
 namespace {
 
-std::vector<Prompt> MakePrompts(int n) {
-  std::vector<Prompt> v(n);
-  for (int i = 0; i < n; ++i) v[i].messages.push_back({"user", std::to_string(i)});
-  return v;
-}
-
-std::vector<size_t> AllIndices(size_t n) {
-  std::vector<size_t> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = i;
-  return v;
-}
+using pool_testing::AllIndices;
+using pool_testing::MakePrompts;
 
 // A server model shared by the clients: a KV cache of `capacity` tokens
 // that every running request holds `reserve[i]` of; a request that would

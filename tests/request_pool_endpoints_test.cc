@@ -15,21 +15,13 @@
 
 #include "evals/run/progress.h"
 #include "evals/run/request_pool.h"
+#include "tests/request_pool_fixture.h"
 
 namespace evalrun {
 namespace {
 
-std::vector<Prompt> MakePrompts(int n) {
-  std::vector<Prompt> v(n);
-  for (int i = 0; i < n; ++i) v[i].messages.push_back({"user", std::to_string(i)});
-  return v;
-}
-
-std::vector<size_t> AllIndices(size_t n) {
-  std::vector<size_t> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = i;
-  return v;
-}
+using pool_testing::AllIndices;
+using pool_testing::MakePrompts;
 
 // One endpoint's server as its clients see it: how many run at once, and
 // whether it is up (down: every call is kUnreachable).

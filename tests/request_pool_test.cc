@@ -10,6 +10,8 @@
 #include <string>
 #include <thread>
 
+#include "tests/request_pool_fixture.h"
+
 namespace evalrun {
 namespace {
 
@@ -46,17 +48,8 @@ class FakeClient : public Client {
   Shared* s_;
 };
 
-std::vector<Prompt> MakePrompts(int n) {
-  std::vector<Prompt> v(n);
-  for (int i = 0; i < n; ++i) v[i].messages.push_back({"user", std::to_string(i)});
-  return v;
-}
-
-std::vector<size_t> AllIndices(size_t n) {
-  std::vector<size_t> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = i;
-  return v;
-}
+using pool_testing::AllIndices;
+using pool_testing::MakePrompts;
 
 TEST(RequestPoolTest, NeverAboveSlotsAndOrderKept) {
   for (int slots : {1, 3, 8}) {
