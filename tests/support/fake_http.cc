@@ -188,7 +188,8 @@ struct FakeHttpServer::Impl {
   int wake[2] = {-1, -1};
   int port = 0;
   std::thread accept_thread;
-  std::atomic<bool> stopping{false};
+  std::atomic<bool> stopping{false};  // BeginStop: nothing more is answered
+  std::atomic<bool> stopped{false};   // Stop: the threads are joined
   std::atomic<int> accepted{0};
 
   struct Conn {
@@ -347,10 +348,16 @@ int FakeHttpServer::port() const { return impl_->port; }
 
 int FakeHttpServer::connections_accepted() const { return impl_->accepted.load(); }
 
-void FakeHttpServer::Stop() {
+void FakeHttpServer::BeginStop() {
   Impl* im = impl_.get();
   if (im->listen_fd < 0 || im->stopping.exchange(true)) return;
   (void)!::write(im->wake[1], "x", 1);
+}
+
+void FakeHttpServer::Stop() {
+  Impl* im = impl_.get();
+  if (im->listen_fd < 0 || im->stopped.exchange(true)) return;
+  BeginStop();
   if (im->accept_thread.joinable()) im->accept_thread.join();
   {
     std::lock_guard<std::mutex> l(im->mu);

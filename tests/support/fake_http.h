@@ -84,7 +84,11 @@ class FakeHttpServer {
   // False when it cannot bind or listen.
   bool Listen(int port);
   int port() const;
-  // Stops accepting, shuts every open connection down and joins the
+  // From now on nothing is answered: no new connection is served and a
+  // request on an open one gets no reply (as when the process dies), while
+  // handlers still running may finish. Returns at once. Idempotent.
+  void BeginStop();
+  // BeginStop, then shuts every open connection down and joins the
   // connection threads (each waits for its handler to return). Idempotent.
   void Stop();
 

@@ -251,6 +251,10 @@ bool FakeServer::Start() {
 void FakeServer::Stop() {
   if (!impl_) return;
   impl_->stopping.store(true);
+  // Nothing is answered from here on (not even /health), before the
+  // running requests are cut short: a server that goes away does not
+  // answer a health check in between.
+  impl_->http.BeginStop();
   impl_->slots.Shutdown();
   impl_->http.Stop();
 }
