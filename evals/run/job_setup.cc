@@ -2,24 +2,19 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <ctime>
 
 #include "datasets/manifest.h"
 #include "evals/base/exit_codes.h"
 #include "evals/base/json_fields.h"
 #include "evals/base/near_miss.h"
+#include "evals/base/time_text.h"
 #include "evals/run/run_steps.h"
 #include "evals/server/base_url.h"
 
 namespace evalrun {
 
 std::string DefaultJobName(const std::string& card_name) {
-  std::time_t t = std::time(nullptr);
-  std::tm tm;
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-  return card_name + "-" + buf;
+  return card_name + "-" + FormatUtcCompact(UnixSecondsNow());
 }
 
 namespace run_internal {

@@ -1,16 +1,9 @@
 #include "evals/run/utc_now.h"
 
-#include <ctime>
+#include "evals/base/time_text.h"
 
 namespace evalrun {
 
-std::string UtcNow() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm;
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string UtcNow() { return FormatUtcSeconds(UnixSecondsNow()); }
 
 }  // namespace evalrun
