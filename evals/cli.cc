@@ -165,6 +165,7 @@ Examples:
   evalrun compare runs/old runs/new --parts mmlupro,gpqa --min-delta 1
   evalrun compare runs/old runs/new --json > compare.json
   evalrun compare runs/old runs/new --noise runs/old runs/old/repeat-2
+  evalrun compare runs/old runs/new --noise runs/old runs/old/repeat-2 --html compare.html
 
 Answers are paired by question id, part by part. For each part, category,
 RULER task/length and IFEval instruction: the scores of A and B, delta B - A,
@@ -297,6 +298,9 @@ int RunCli(int argc, char** argv) {
                  "each part's noise floor")
       ->expected(2);
   cm->add_flag("--json", cmp.json, "print JSON (schema evalrun.compare/1, docs/results-schema.md) instead of Markdown");
+  cm->add_option("--html", cmp.html_path,
+                 "also write the comparison as one self-contained HTML page (charts of the deltas and of the probe's "
+                 "per-position KLD, the flipped items, the noise floor) to this file");
   double max_kld_mean = -1, max_kld_p99 = -1, min_top1 = -1;
   cm->add_option("--max-kld-mean", max_kld_mean, "probe: a regression when the mean KLD(A||B) is above this "
                                                  "(default: the card's parts.probe.max_kld_mean)")

@@ -8,6 +8,7 @@
 
 #include "evals/base/exit_codes.h"
 #include "evals/publish/compare.h"
+#include "tests/compare_runs_fixture.h"
 #include "tests/support/capture_output.h"
 #include "tests/support/run_binary.h"
 #include "tests/support/temp_dir.h"
@@ -16,42 +17,9 @@ namespace evalrun {
 namespace {
 using testing::Captured;
 using testing::TempDir;
-using testing::WriteText;
-
-// A run folder with the given parts, each {part: samples}.
-void MakeRun(const std::string& dir, const std::string& job,
-             const std::vector<std::pair<std::string, std::vector<nlohmann::json>>>& parts) {
-  nlohmann::json ps = nlohmann::json::object();
-  for (const auto& [name, lines] : parts) ps[name] = {{"n", lines.size()}};
-  nlohmann::json results = {{"schema", "evalrun.results/1"}, {"job", job},
-                            {"card", {{"name", "local"}, {"path", "cards/local.json"}, {"sha256", "aa11"}}},
-                            {"finished_utc", "2026-01-02T03:04:05Z"}, {"parts", ps}};
-  WriteText(dir + "/results.json", results.dump(2));
-  for (const auto& [name, lines] : parts) {
-    std::string body;
-    for (const auto& l : lines) body += l.dump() + "\n";
-    WriteText(dir + "/" + name + "/samples.jsonl", body);
-  }
-}
-
-// n MMLU-Pro-like samples, all right.
-std::vector<nlohmann::json> AllRight(int n) {
-  std::vector<nlohmann::json> v;
-  for (int i = 0; i < n; ++i)
-    v.push_back({{"id", "q" + std::to_string(i)}, {"category", i % 2 ? "law" : "math"},
-                 {"prompt_sha256", "p" + std::to_string(i)}, {"response", "A"}, {"finish_reason", "stop"},
-                 {"gold", "A"}, {"extracted", "A"}, {"correct", true}, {"cut_off", false}, {"no_answer", false}});
-  return v;
-}
-
-// `v` with the answers at `ids` made wrong.
-std::vector<nlohmann::json> Wrong(std::vector<nlohmann::json> v, const std::vector<int>& ids) {
-  for (int i : ids) {
-    v[i]["correct"] = false;
-    v[i]["extracted"] = "B";
-  }
-  return v;
-}
+using testing::AllRight;
+using testing::MakeRun;
+using testing::Wrong;
 
 CompareOptions Opts(const TempDir& t, const std::string& b, bool json, bool noise = true) {
   CompareOptions o;

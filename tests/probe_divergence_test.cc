@@ -3,9 +3,10 @@
 // real llama-server b10470 (tests/fixtures/llama-server, captured with
 // cache_prompt false: /completion with n_probs 3, /v1/completions with
 // logprobs 3, the same prompt) and on OpenAI's legacy shape (vLLM).
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
@@ -93,6 +94,25 @@ TEST(ProbeDivergence, SummaryIsPerplexityCppsPercentiles) {
   EXPECT_NEAR(s.p99, 3.97, 1e-12);
   EXPECT_DOUBLE_EQ(s.max, 4);
   EXPECT_DOUBLE_EQ(Summarize({5, 1, 3}).median, 3);
+}
+
+TEST(ProbeDivergence, CountByDecadePutsEachValueOnFixedEdges) {
+  const double nan = std::nan("");
+  const DecadeCounts c = CountByDecade({0.0, 0.0, -1e-18, 1e-20, 1e-15, 9.99e-15, 1e-14, 2.5e-7, 0.999, 1.0,
+                                       9.99, 10.0, 1e9, std::numeric_limits<double>::infinity(), nan});
+  ASSERT_EQ(c.decades.size(), static_cast<size_t>(kDecadeHighest - kDecadeLowest + 2));
+  EXPECT_EQ(c.zero, 3u);          // 0, 0 and a negative rounding error
+  EXPECT_EQ(c.not_a_number, 1u);
+  EXPECT_EQ(c.decades[0], 1u);    // (0, 1e-15): 1e-20
+  EXPECT_EQ(c.decades[1], 2u);    // [1e-15, 1e-14): 1e-15, 9.99e-15
+  EXPECT_EQ(c.decades[2], 1u);    // [1e-14, 1e-13)
+  EXPECT_EQ(c.decades[-7 - kDecadeLowest + 1], 1u);  // [1e-7, 1e-6): 2.5e-7
+  EXPECT_EQ(c.decades[-1 - kDecadeLowest + 1], 1u);  // [0.1, 1): 0.999
+  EXPECT_EQ(c.decades[0 - kDecadeLowest + 1], 2u);   // [1, 10): 1, 9.99
+  EXPECT_EQ(c.decades.back(), 3u);                  // from 10 up: 10, 1e9, inf
+  size_t total = c.zero + c.not_a_number;
+  for (size_t n : c.decades) total += n;
+  EXPECT_EQ(total, 15u);
 }
 
 std::string Fixture(const std::string& name) {

@@ -2,12 +2,9 @@
 // a real probe run against the fake server, `evalrun report`, and the page
 // rendered by headless Chromium (as tests/report_test.cc does) showing the
 // distribution facts and the positions.
-#include <sys/wait.h>
-
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 
+#include "tests/support/chromium.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
 
@@ -18,11 +15,6 @@ size_t Count(const std::string& hay, const std::string& needle) {
   size_t n = 0;
   for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
   return n;
-}
-
-std::string ChromiumPath() {
-  if (const char* env = std::getenv("EVALRUN_CHROMIUM"); env && *env) return env;
-  return "/usr/bin/chromium";
 }
 
 class ReportProbe : public E2eTest {};
@@ -44,20 +36,8 @@ TEST_F(ReportProbe, ShowsTheDistributionAndThePositions) {
   EXPECT_NE(md.find("Logprob probe: next-token distributions"), std::string::npos) << md;
   EXPECT_NE(md.find("30 positions, top 4 candidates"), std::string::npos) << md;
 
-  const std::string profile = dir_ + "/profile";
-  const std::string cmd = "timeout 120 '" + ChromiumPath() +
-                          "' --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
-                          "--disable-background-networking --disable-component-update --disable-sync "
-                          "--user-data-dir='" + profile + "' --dump-dom 'file://" + run + "/report.html' 2>'" +
-                          profile + ".stderr'";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string dom;
-  char buf[8192];
-  size_t k;
-  while ((k = std::fread(buf, 1, sizeof buf, p)) > 0) dom.append(buf, k);
-  const int st = pclose(p);
-  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << ReadFile(profile + ".stderr");
+  std::string dom, error;
+  ASSERT_TRUE(DumpDom(dir_ + "/profile", "file://" + run + "/report.html", &dom, &error)) << error;
 
   const size_t at = dom.find("<section id=\"probe\">");
   ASSERT_NE(at, std::string::npos) << dom.substr(0, 3000);

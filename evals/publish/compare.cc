@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "evals/publish/compare_html.h"
 #include "evals/publish/compare_markdown.h"
 #include "evals/publish/compare_noise.h"
 #include "evals/publish/compare_probe.h"
@@ -13,6 +14,7 @@
 #include "evals/base/near_miss.h"
 #include "evals/publish/run_folder.h"
 #include "evals/publish/table_text.h"
+#include "evals/run/run_files.h"
 
 namespace evalrun {
 namespace {
@@ -24,6 +26,7 @@ using compare_internal::NoisePair;
 using compare_internal::PartNoise;
 using compare_internal::ExtractUnits;
 using compare_internal::PartUnits;
+using compare_internal::ReadNoiseRecords;
 using compare_internal::RunHeader;
 using compare_internal::SetupRows;
 
@@ -128,6 +131,14 @@ Status BuildComparisonOrThrow(const CompareOptions& opts, nlohmann::json* out) {
     if (*fa.kind == VerdictKind::kLogprobs) {  // a probe: distributions, not scores (compare_probe.h)
       nlohmann::json pd;
       EVALRUN_RETURN_IF_ERROR(compare_internal::CompareProbePart(part, a, b, sa, sb, opts, &pd));
+      pd["noise"] = nullptr;
+      pd["within_noise"] = nullptr;
+      if (noise.given) {
+        std::vector<SampleRecord> na, na2;
+        EVALRUN_RETURN_IF_ERROR(ReadNoiseRecords(noise, part, *fa.kind, &na, &na2, &notes));
+        EVALRUN_RETURN_IF_ERROR(
+            compare_internal::ProbePartNoise(part, a, noise.a, noise.a2, na, na2, opts, &pd));
+      }
       if (pd["regression"].get<bool>()) regressions.push_back(part);
       part_docs.push_back(std::move(pd));
       continue;
@@ -221,6 +232,14 @@ int CompareRuns(const CompareOptions& opts, FILE* out, FILE* err) {
     std::fwrite(md.data(), 1, md.size(), out);
   }
   std::fflush(out);
+  if (!opts.html_path.empty()) {
+    st = WriteFileAtomically(opts.html_path, ComparisonHtml(doc));
+    if (!st.ok()) {
+      std::fprintf(err, "evalrun compare: --html: %s\n", st.message().c_str());
+      return kExitBadInput;
+    }
+    std::fprintf(err, "wrote %s\n", opts.html_path.c_str());
+  }
   return doc["exit_code"].get<int>();
 }
 

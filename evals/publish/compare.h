@@ -37,8 +37,9 @@
 //
 // The work is split by job: compare_options.h (the options), compare_units.h
 // (records -> units), compare_stats.h (pairing, statistics), compare_setup.h
-// (what differs between the runs), compare_markdown.h (the Markdown), this
-// file's .cc (the document and the exit code).
+// (what differs between the runs), compare_markdown.h (the Markdown),
+// compare_html.h (the page of --html), this file's .cc (the document and
+// the exit code).
 //
 // Thread-safety: the functions share no state.
 #ifndef EVALRUN_EVALS_PUBLISH_COMPARE_H_
@@ -55,11 +56,14 @@
 
 namespace evalrun {
 
-// Compares the two runs and prints Markdown (or JSON) on `out`; messages go
-// to `err`. Returns kExitOk, kExitRegression (a significant regression, see
-// above) or kExitBadInput (a missing folder, not a run, an unreadable or
-// malformed file, a part not in both runs, bad options; the message names
-// the file, line and field).
+// Compares the two runs and prints Markdown (or JSON) on `out`; with
+// opts.html_path also writes the page there (atomically; "wrote <path>" on
+// `err`, so that `out` stays the document). Messages go to `err`. Returns
+// kExitOk, kExitRegression (a significant regression, see above) or
+// kExitBadInput (a missing folder, not a run, an unreadable or malformed
+// file, a part not in both runs, bad options, a page that cannot be
+// written; the message names the file, line and field). The document is
+// printed before the page is written, so a page that fails still leaves it.
 int CompareRuns(const CompareOptions& opts, FILE* out, FILE* err);
 
 // The same comparison as a JSON document (schema "evalrun.compare/1"; the

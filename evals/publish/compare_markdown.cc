@@ -25,6 +25,8 @@ std::string Ci(const nlohmann::json& st) {
 
 // A table cell: no line breaks, '|' escaped, at most 160 bytes.
 constexpr MarkdownCellStyle kCellStyle{true, 160};
+// A line of text outside a table: one line, long enough for a noise floor's sentence.
+constexpr MarkdownCellStyle kLineStyle{true, 1000};
 
 std::string Cell(const std::string& s) { return MarkdownCell(s, kCellStyle); }
 
@@ -76,23 +78,26 @@ void NoiseSection(const nlohmann::json& cmp, std::string* o) {
        FormatDouble("%g", nf["power"].get<double>()) + ". A headline |Δ| below the floor is labelled within "
        "noise (the label does not change the verdict or the exit code).");
   line("");
-  line("| part | A/A flips | flip rate | n | detectable Δ (pp) | A/B Δ (pp) | |");
-  line("|---|--:|--:|--:|--:|--:|---|");
+  std::string rows;
   for (const auto& p : cmp["parts"]) {
     const auto& n = p.value("noise", nlohmann::json());
-    if (!n.is_object()) continue;
+    if (!n.is_object() || p["kind"] == "logprobs") continue;  // a probe's floor is a KLD: its line below
     std::string mde = n["mde"].is_number()      ? FormatDouble("%.2f", n["mde"].get<double>() * 100)
                       : n["mde_below"].is_number() ? "< " + FormatDouble("%.2f", n["mde_below"].get<double>() * 100) +
                                                          " (no flips)"
                                                    : "(nothing paired)";
-    line("| " + Cell(JsonText(p["part"])) + " | " + n["flips"].dump() + "/" + n["pairs"].dump() + " | " +
+    rows += ("| " + Cell(JsonText(p["part"])) + " | " + n["flips"].dump() + "/" + n["pairs"].dump() + " | " +
          Pct(n["flip_rate"]) + " % | " + n["n"].dump() + " | " + mde + " | " + Pp(n["delta"]) + " | " +
-         JsonText(n["label"]) + " |");
+         JsonText(n["label"]) + " |\n");
   }
-  line("");
+  if (!rows.empty()) {
+    line("| part | A/A flips | flip rate | n | detectable Δ (pp) | A/B Δ (pp) | |");
+    line("|---|--:|--:|--:|--:|--:|---|");
+    line(rows);
+  }
   for (const auto& p : cmp["parts"]) {
     const auto& n = p.value("noise", nlohmann::json());
-    if (n.is_object()) line("- " + Cell(JsonText(p["part"])) + ": " + Cell(JsonText(n["text"])) + ".");
+    if (n.is_object()) line("- " + Cell(JsonText(p["part"])) + ": " + MarkdownCell(JsonText(n["text"]), kLineStyle) + ".");
   }
   line("");
 }

@@ -37,20 +37,35 @@ Paired PairUnits(const Metric& a, const Metric& b) {
   return p;
 }
 
+Status CheckCovers(const NoisePair& pair, const std::string& part) {
+  for (const RunFolder* r : {&pair.a, &pair.a2})
+    if (std::find(r->parts.begin(), r->parts.end(), part) == r->parts.end())
+      return Status::InvalidInput("--noise: part " + part + " is compared but not in " + r->dir +
+                                  "/results.json (it has: " + Join(r->parts, ", ") +
+                                  "): the noise pair must cover the same parts and items as A/B");
+  return Status::Ok();
+}
+
+Status ReadPartRecords(const RunFolder& run, const std::string& part, VerdictKind kind, FolderPart* fp,
+                       std::vector<SampleRecord>* records, nlohmann::json* notes) {
+  EVALRUN_RETURN_IF_ERROR(DescribeFolderPart(run, part, fp));
+  if (fp->kind && *fp->kind != kind)
+    return Status::InvalidInput("--noise: part " + part + ": " + run.dir + " records " + VerdictKindName(*fp->kind) +
+                                " verdicts, the compared runs " + VerdictKindName(kind) +
+                                ": the noise pair must cover the same parts and items as A/B");
+  fp->kind = kind;
+  bool torn = false;
+  Status st = ReadRecordsReadOnly(SamplesPath(run, part), kind, records, &torn);
+  if (!st.ok()) return Status::InvalidInput("--noise: " + st.message());
+  if (torn) notes->push_back(TornTailNote(SamplesPath(run, part)));
+  return Status::Ok();
+}
+
 Status ReadHeadline(const RunFolder& run, const std::string& part, VerdictKind kind, Metric* out,
                     nlohmann::json* notes) {
   FolderPart fp;
-  EVALRUN_RETURN_IF_ERROR(DescribeFolderPart(run, part, &fp));
-  if (fp.kind && *fp.kind != kind)
-    return Status::InvalidInput("--noise: part " + part + ": " + run.dir + " records " + VerdictKindName(*fp.kind) +
-                                " verdicts, the compared runs " + VerdictKindName(kind) +
-                                ": the noise pair must cover the same parts and items as A/B");
-  fp.kind = kind;
   std::vector<SampleRecord> records;
-  bool torn = false;
-  Status st = ReadRecordsReadOnly(SamplesPath(run, part), kind, &records, &torn);
-  if (!st.ok()) return Status::InvalidInput("--noise: " + st.message());
-  if (torn) notes->push_back(TornTailNote(SamplesPath(run, part)));
+  EVALRUN_RETURN_IF_ERROR(ReadPartRecords(run, part, kind, &fp, &records, notes));
   PartUnits units = ExtractUnits(fp, records);
   *out = std::move(units.metrics[0]);
   return Status::Ok();
@@ -95,14 +110,18 @@ nlohmann::json NoiseFloorSummary(const NoisePair& pair, const CompareOptions& op
   return j;
 }
 
+Status ReadNoiseRecords(const NoisePair& pair, const std::string& part, VerdictKind kind,
+                        std::vector<SampleRecord>* a, std::vector<SampleRecord>* a2, nlohmann::json* notes) {
+  EVALRUN_RETURN_IF_ERROR(CheckCovers(pair, part));
+  FolderPart fa, fa2;
+  EVALRUN_RETURN_IF_ERROR(ReadPartRecords(pair.a, part, kind, &fa, a, notes));
+  return ReadPartRecords(pair.a2, part, kind, &fa2, a2, notes);
+}
+
 Status PartNoise(const NoisePair& pair, const std::string& part, VerdictKind kind, const Metric& head_a,
                  const Metric& head_b, double delta, const CompareOptions& opts, nlohmann::json* out,
                  nlohmann::json* notes) {
-  for (const RunFolder* r : {&pair.a, &pair.a2})
-    if (std::find(r->parts.begin(), r->parts.end(), part) == r->parts.end())
-      return Status::InvalidInput("--noise: part " + part + " is compared but not in " + r->dir +
-                                  "/results.json (it has: " + Join(r->parts, ", ") +
-                                  "): the noise pair must cover the same parts and items as A/B");
+  EVALRUN_RETURN_IF_ERROR(CheckCovers(pair, part));
   Metric na, na2;
   EVALRUN_RETURN_IF_ERROR(ReadHeadline(pair.a, part, kind, &na, notes));
   EVALRUN_RETURN_IF_ERROR(ReadHeadline(pair.a2, part, kind, &na2, notes));

@@ -15,6 +15,7 @@
 #define EVALRUN_EVALS_PUBLISH_COMPARE_NOISE_H_
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +40,12 @@ Status LoadNoisePair(const CompareOptions& opts, NoisePair* out);
 // formula, text}; without --noise {measured: false, text: "no noise floor
 // was measured ..."}.
 nlohmann::json NoiseFloorSummary(const NoisePair& pair, const CompareOptions& opts);
+
+// The records of `part` in both noise runs (InvalidInput "--noise: ..." when
+// a run lacks the part or records another verdict kind); a torn last line
+// gets a note.
+Status ReadNoiseRecords(const NoisePair& pair, const std::string& part, VerdictKind kind,
+                        std::vector<SampleRecord>* a, std::vector<SampleRecord>* a2, nlohmann::json* notes);
 
 // Part `part`'s `noise` object: NoiseFloorJson of the noise pair's headline
 // metric for the n items A/B paired (`head_a`, `head_b`), plus

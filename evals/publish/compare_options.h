@@ -19,6 +19,9 @@ struct CompareOptions {
   double alpha = 0.05;              // significance level, (0, 1)
   double min_delta = 0.0;           // percentage points, >= 0
   bool json = false;                // JSON instead of Markdown on `out`
+  // --html FILE: also write the comparison as one self-contained page
+  // (evals/publish/compare_html.h); "": none.
+  std::string html_path;
   int resamples = kBootstrapResamples;
   uint64_t seed = kBootstrapSeed;
   int max_flips_shown = 50;         // per part in Markdown (JSON lists all)

@@ -1,6 +1,7 @@
 #include "evals/publish/compare_probe.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -85,6 +86,24 @@ std::optional<double> Threshold(const std::optional<double>& flag, const RunFold
   return std::nullopt;
 }
 
+// The per-position KLD by decade (CountByDecade), for the comparison's chart.
+json KldHistogramJson(const std::vector<double>& kld) {
+  const DecadeCounts c = CountByDecade(kld);
+  json bins = json::array();
+  for (size_t i = 0; i < c.decades.size(); ++i) {
+    const int hi = kDecadeLowest + static_cast<int>(i);
+    bins.push_back({{"from", i == 0 ? 0.0 : std::pow(10.0, hi - 1)},
+                    {"to", i + 1 == c.decades.size() ? json() : json(std::pow(10.0, hi))},
+                    {"count", c.decades[i]}});
+  }
+  return {{"zero", c.zero}, {"not_a_number", c.not_a_number}, {"bins", std::move(bins)},
+          {"text", "positions by KLD(A||B): exactly 0, then one bin per decade [from, to); the first bin holds "
+                   "everything above 0 and below its `to`, the last everything from its `from` up"}};
+}
+
+// The positions listed where the top tokens differ (the probe's flips).
+constexpr size_t kTop1ChangesListed = 200;
+
 json TopJson(const LogprobsVerdict& v) {
   const TokenLogprob& t = v.top.front();
   return {{"token", t.token}, {"id", t.id >= 0 ? json(t.id) : json()}, {"logprob", t.logprob}};
@@ -166,18 +185,29 @@ Status CompareProbePart(const std::string& part, const RunFolder& a, const RunFo
   std::vector<size_t> order(rows.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return rows[x].d.kld > rows[y].d.kld; });
+  auto position_json = [](const Row& r) {
+    return json{{"id", r.a->id},
+                {"position", r.a->Int("position", -1)},
+                {"kld", r.d.kld},
+                {"same_top", r.d.same_top},
+                {"a_top", TopJson(std::get<LogprobsVerdict>(r.a->verdict))},
+                {"b_top", TopJson(std::get<LogprobsVerdict>(r.b->verdict))},
+                {"abs_delta_top_logprob", r.d.abs_delta_top},
+                {"excerpt", r.a->Text("excerpt")},
+                {"next_word", r.a->Text("next_word")}};
+  };
+  std::vector<size_t> changed;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (!rows[i].d.same_top) changed.push_back(i);
+  std::stable_sort(changed.begin(), changed.end(), [&](size_t x, size_t y) {
+    return rows[x].a->Int("position", -1) < rows[y].a->Int("position", -1);
+  });
+  json top1_changed = json::array();
+  for (size_t k = 0; k < changed.size() && k < kTop1ChangesListed; ++k)
+    top1_changed.push_back(position_json(rows[changed[k]]));
   json worst = json::array();
   for (size_t k = 0; k < order.size() && static_cast<int>(k) < opts.probe_worst_shown; ++k) {
-    const Row& r = rows[order[k]];
-    worst.push_back({{"id", r.a->id},
-                     {"position", r.a->Int("position", -1)},
-                     {"kld", r.d.kld},
-                     {"same_top", r.d.same_top},
-                     {"a_top", TopJson(std::get<LogprobsVerdict>(r.a->verdict))},
-                     {"b_top", TopJson(std::get<LogprobsVerdict>(r.b->verdict))},
-                     {"abs_delta_top_logprob", r.d.abs_delta_top},
-                     {"excerpt", r.a->Text("excerpt")},
-                     {"next_word", r.a->Text("next_word")}});
+    worst.push_back(position_json(rows[order[k]]));
   }
 
   json pd;
@@ -194,9 +224,12 @@ Status CompareProbePart(const std::string& part, const RunFolder& a, const RunFo
   pd["text"] = JsonAt(ia, {"text"});
   pd["kld"] = SummaryJson(ks);
   pd["kld_definition"] = kKldNote;
+  pd["kld_histogram"] = KldHistogramJson(kld);
   pd["top1_agreement"] = top1;
   pd["top1_same"] = same_top;
   pd["abs_delta_top_logprob"] = SummaryJson(Summarize(delta));
+  pd["top1_changed"] = std::move(top1_changed);
+  pd["top1_changed_total"] = changed.size();
   pd["top_sets_differ"] = sets_differ;
   pd["a_top_outside_b"] = outside;
   pd["worst"] = worst;
@@ -206,6 +239,51 @@ Status CompareProbePart(const std::string& part, const RunFolder& a, const RunFo
   pd["verdict"] = exceeded ? "regression" : checks.empty() ? "measured" : "within thresholds";
   pd["regression"] = exceeded;
   *out = std::move(pd);
+  return Status::Ok();
+}
+
+Status ProbePartNoise(const std::string& part, const RunFolder& a, const RunFolder& noise_a,
+                      const RunFolder& noise_a2, const std::vector<SampleRecord>& na,
+                      const std::vector<SampleRecord>& na2, const CompareOptions& opts, json* pd) {
+  const std::string diff = InfoDifference(JsonAt(a.results, {"parts", part.c_str(), "info"}),
+                                          JsonAt(noise_a.results, {"parts", part.c_str(), "info"}));
+  if (!diff.empty())
+    return Status::InvalidInput("--noise: part " + part + ": the noise pair does not probe what A/B does: " + diff +
+                                " (A = " + a.dir + ", the noise pair's A = " + noise_a.dir +
+                                "): the noise pair must cover the same parts and items as A/B");
+  CompareOptions plain = opts;  // the A/A pair is measured, never judged
+  plain.max_kld_mean = plain.max_kld_p99 = plain.min_top1 = std::nullopt;
+  json aa;
+  Status st = CompareProbePart(part, noise_a, noise_a2, na, na2, plain, &aa);
+  if (!st.ok()) return Status::InvalidInput("--noise: " + st.message());
+  if (aa["paired"] != (*pd)["paired"])
+    return Status::InvalidInput("--noise: part " + part + ": A/B pairs " + (*pd)["paired"].dump() +
+                                " positions, the noise pair " + noise_a.dir + " and " + noise_a2.dir + " " +
+                                aa["paired"].dump() + ": the noise pair must cover the same parts and items as A/B");
+  const double mean_ab = (*pd)["kld"]["mean"].get<double>();
+  const double mean_aa = aa["kld"]["mean"].get<double>(), max_aa = aa["kld"]["max"].get<double>();
+  const bool within = mean_ab <= max_aa;
+  json n;
+  n["a"] = noise_a.dir;
+  n["a2"] = noise_a2.dir;
+  n["paired"] = aa["paired"];
+  n["kld"] = aa["kld"];
+  n["kld_histogram"] = aa["kld_histogram"];
+  n["abs_delta_top_logprob"] = aa["abs_delta_top_logprob"];
+  n["top1_agreement"] = aa["top1_agreement"];
+  n["mean_ratio"] = mean_aa > 0 ? json(mean_ab / mean_aa) : json();
+  n["within_noise"] = within;
+  n["label"] = within ? "within noise" : "beyond noise";
+  std::string text = "A/A pair (the same build probed twice): KLD mean " + FormatDouble("%.3g", mean_aa) + ", p99 " +
+                     FormatDouble("%.3g", aa["kld"]["p99"].get<double>()) + ", max " + FormatDouble("%.3g", max_aa) +
+                     ", top-1 agreement " + FormatDouble("%.2f", 100 * aa["top1_agreement"].get<double>()) +
+                     " %; A/B's mean KLD " + FormatDouble("%.3g", mean_ab);
+  if (mean_aa > 0) text += " (" + FormatDouble("%.3g", mean_ab / mean_aa) + " times the A/A mean)";
+  text += within ? " is not above the A/A pair's largest per-position KLD: within noise"
+                 : " is above the A/A pair's largest per-position KLD: beyond noise";
+  n["text"] = text;
+  (*pd)["within_noise"] = within;
+  (*pd)["noise"] = std::move(n);
   return Status::Ok();
 }
 
@@ -223,6 +301,8 @@ std::string ProbeVerdictLine(const json& p) {
     s += " " + JsonText(c["name"]) + " " + G(c["limit"]) + " (" + JsonText(c["source"]) + "): " + G(c["value"]) +
          (c["exceeded"].get<bool>() ? " **exceeded**;" : " ok;");
   if (!s.empty() && s.back() == ';') s.back() = '.';
+  const json& w = p.value("within_noise", json());
+  if (w.is_boolean()) s += w.get<bool>() ? " (within noise)" : " (beyond noise)";
   return s;
 }
 
@@ -261,6 +341,11 @@ std::string ProbePartMarkdown(const json& p) {
            Cell(JsonText(c["source"])) + " | " + (c["exceeded"].get<bool>() ? "**exceeded**" : "ok") + " |");
   }
   line("");
+  const json& noise = p.value("noise", json());
+  if (noise.is_object()) {
+    line("Noise floor: " + MarkdownCell(JsonText(noise["text"]), MarkdownCellStyle{true, 1000}) + ".");
+    line("");
+  }
   if (!p["worst"].empty()) {
     line("### Worst positions by KLD");
     line("");

@@ -38,6 +38,20 @@ Status CompareProbePart(const std::string& part, const RunFolder& a, const RunFo
                         const std::vector<SampleRecord>& sa, const std::vector<SampleRecord>& sb,
                         const CompareOptions& opts, nlohmann::json* out);
 
+// With --noise A A2: `noise_a` against `noise_a2` (the same build probed
+// twice) compared as CompareProbePart compares A with B, into `part_doc`
+// (CompareProbePart's entry for A/B): "noise" = {a, a2, paired, kld,
+// kld_histogram, abs_delta_top_logprob, top1_agreement, mean_ratio (A/B's
+// mean KLD over the A/A pair's; null when that is 0), within_noise, label,
+// text} and "within_noise". Within noise: A/B's mean KLD is not above the
+// largest per-position KLD of the A/A pair. Like accuracy's label it never
+// changes the verdict or the exit code. Refused (InvalidInput "--noise:
+// ...") when the noise pair probes another text, positions or top-K than A,
+// or pairs another number of positions than A/B.
+Status ProbePartNoise(const std::string& part, const RunFolder& a, const RunFolder& noise_a,
+                      const RunFolder& noise_a2, const std::vector<SampleRecord>& na,
+                      const std::vector<SampleRecord>& na2, const CompareOptions& opts, nlohmann::json* part_doc);
+
 // The part's section of the Markdown, and its line in the verdict list.
 std::string ProbePartMarkdown(const nlohmann::json& part);
 std::string ProbeVerdictLine(const nlohmann::json& part);

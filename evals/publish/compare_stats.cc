@@ -173,7 +173,12 @@ nlohmann::json CompareMetric(const Metric& ma, const Metric& mb, bool headline, 
       for (const auto& pr : p.pairs) {
         double x = pr.a->score, y = pr.b->score;
         if (pass == 0 ? !(x > y) : !(x < y)) continue;
-        flips->push_back({{"id", pr.a->id}, {"label", pr.a->label}, {"a", x}, {"b", y}});
+        nlohmann::json f = {{"id", pr.a->id}, {"label", pr.a->label}, {"a", x}, {"b", y}};
+        if (!pr.a->answer.empty() || !pr.b->answer.empty()) {
+          f["answer_a"] = pr.a->answer;
+          f["answer_b"] = pr.b->answer;
+        }
+        flips->push_back(std::move(f));
       }
     }
     *prompt_changed = 0;

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "evals/publish/html_text.h"
 #include "evals/publish/table_text.h"
 
 namespace evalrun::compare_internal {
@@ -26,6 +27,30 @@ std::string Joined(const SampleRecord& r, const std::vector<std::string>& fields
   std::string s;
   for (const auto& f : fields) s += (s.empty() ? "" : " @ ") + r.Text(f);
   return s;
+}
+
+constexpr size_t kAnswerShownBytes = 80;
+
+// Unit::answer of a choice or fraction record.
+std::string AnswerText(const SampleRecord& r) {
+  if (const auto* c = std::get_if<ChoiceVerdict>(&r.verdict)) {
+    std::string s = c->extracted ? std::string(1, *c->extracted) : "(no answer)";
+    return c->cut_off ? s + " (cut off)" : s;
+  }
+  bool cut = false;
+  std::string s = Utf8Prefix(r.response, kAnswerShownBytes, &cut);
+  for (char& ch : s)
+    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+  return cut ? s + "…" : s;
+}
+
+// Unit::answer of a prompt: the instructions it did not follow.
+std::string NotFollowed(const InstructionVerdict& v, const InstructionLevel& level) {
+  std::vector<std::string> missed;
+  for (size_t j = 0; j < v.instruction_ids.size() && j < level.per_instruction.size(); ++j)
+    if (!level.per_instruction[j]) missed.push_back(v.instruction_ids[j]);
+  if (missed.empty()) return v.cut_off ? "all followed (cut off)" : "all followed";
+  return "not followed: " + Join(missed, ", ") + (v.cut_off ? " (cut off)" : "");
 }
 
 // Every record names its endpoint, and there are at least two.
@@ -60,6 +85,7 @@ PartUnits ScoredUnits(const FolderPart& part, const std::vector<SampleRecord>& r
     if (by_endpoint) u.groups.push_back(r.endpoint);
     u.score = HeadlineScore(r.verdict);
     u.prompt_sha256 = r.prompt_sha256;
+    u.answer = AnswerText(r);
     m.units.push_back(std::move(u));
   }
   PartUnits out;
@@ -76,6 +102,7 @@ void LevelUnits(const SampleRecord& r, const InstructionVerdict& v, const Instru
   u.label = Join(v.instruction_ids, ", ");
   u.score = level.all ? 1.0 : 0.0;
   u.prompt_sha256 = r.prompt_sha256;
+  u.answer = NotFollowed(v, level);
   prompt->units.push_back(std::move(u));
   for (size_t j = 0; j < v.instruction_ids.size(); ++j) {
     Unit iu;

@@ -22,6 +22,10 @@ struct Unit {
   std::vector<std::string> groups;  // one value per dimension of the metric
   double score = 0;                 // 0/1, or a fraction in [0, 1]
   std::string prompt_sha256;        // headline units only
+  // What was answered, shown beside a flip: the extracted letter (or "(no
+  // answer)"), "cut off" after it when the answer ran out of tokens; the
+  // start of a RULER answer; the instructions a prompt did not follow.
+  std::string answer;
 };
 
 struct Metric {

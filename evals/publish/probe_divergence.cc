@@ -103,4 +103,28 @@ ValueSummary Summarize(std::vector<double> v) {
   return s;
 }
 
+DecadeCounts CountByDecade(const std::vector<double>& values) {
+  DecadeCounts c;
+  c.decades.assign(kDecadeHighest - kDecadeLowest + 2, 0);
+  for (double v : values) {
+    if (std::isnan(v)) {
+      ++c.not_a_number;
+    } else if (v <= 0) {
+      ++c.zero;
+    } else if (v < std::pow(10.0, kDecadeLowest)) {
+      ++c.decades.front();
+    } else if (v >= std::pow(10.0, kDecadeHighest)) {
+      ++c.decades.back();
+    } else {
+      // floor(log10 v) can be off by one next to a power of ten; the edges decide.
+      int e = static_cast<int>(std::floor(std::log10(v)));
+      if (v < std::pow(10.0, e)) --e;
+      if (v >= std::pow(10.0, e + 1)) ++e;
+      e = std::max(kDecadeLowest, std::min(kDecadeHighest - 1, e));
+      ++c.decades[e - kDecadeLowest + 1];
+    }
+  }
+  return c;
+}
+
 }  // namespace evalrun

@@ -59,6 +59,22 @@ ValueSummary Summarize(std::vector<double> values);
 // perplexity.cpp's percentile of sorted `values` at `fraction` in [0, 1].
 double Percentile(const std::vector<double>& sorted, double fraction);
 
+// How many values fall in each decade, on fixed edges so that the charts of
+// two comparisons line up: `zero` counts values <= 0 (identical answers give
+// exactly 0); decades[i] counts values in [10^(kDecadeLowest + i - 1),
+// 10^(kDecadeLowest + i)), with decades[0] taking everything in
+// (0, 10^kDecadeLowest) and the last decade everything from
+// 10^kDecadeHighest up (inf included); NaN is counted apart, in
+// `not_a_number`.
+inline constexpr int kDecadeLowest = -15;  // decades[0]: (0, 1e-15)
+inline constexpr int kDecadeHighest = 1;   // the last: [10, inf)
+struct DecadeCounts {
+  size_t zero = 0;
+  size_t not_a_number = 0;
+  std::vector<size_t> decades;  // kDecadeHighest - kDecadeLowest + 2 entries
+};
+DecadeCounts CountByDecade(const std::vector<double>& values);
+
 }  // namespace evalrun
 
 #endif  // EVALRUN_EVALS_PUBLISH_PROBE_DIVERGENCE_H_

@@ -1,0 +1,372 @@
+#include "evals/publish/compare_html.h"
+
+#include <cctype>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "evals/base/json_fields.h"
+#include "evals/publish/compare_charts.h"
+#include "evals/publish/compare_options.h"
+#include "evals/publish/html_page.h"
+#include "evals/publish/html_text.h"
+#include "evals/publish/table_text.h"
+#include "scorers/statistics.h"
+
+namespace evalrun {
+namespace {
+
+using nlohmann::json;
+
+std::string E(const json& v) { return HtmlEscape(JsonText(v)); }
+std::string Esc(const std::string& s) { return HtmlEscape(s); }
+
+std::string Pct(const json& v) { return v.is_number() ? FormatDouble("%.2f", v.get<double>() * 100) : "—"; }
+std::string Pp(const json& v) {
+  if (!v.is_number()) return "—";
+  double x = v.get<double>() * 100;
+  if (std::fabs(x) < 0.005) x = 0;
+  return FormatDouble("%+.2f", x);
+}
+std::string G(const json& v) { return v.is_number() ? FormatDouble("%.6g", v.get<double>()) : "—"; }
+std::string Td(const std::string& s, bool num = false) {
+  return std::string(num ? "<td class=\"num\">" : "<td>") + s + "</td>";
+}
+std::string Th(const std::string& s, bool num = false) {
+  return std::string(num ? "<th class=\"num\">" : "<th>") + s + "</th>";
+}
+std::string Badge(const std::string& cls, const std::string& text) {
+  return "<span class=\"badge " + cls + "\">" + Esc(text) + "</span>";
+}
+
+// An id attribute from a part's name.
+std::string Anchor(const std::string& part) {
+  std::string s = "part-";
+  for (unsigned char c : part) s += std::isalnum(c) ? static_cast<char>(c) : '-';
+  return s;
+}
+
+std::string VerdictBadge(const std::string& verdict) {
+  if (verdict == "regression") return Badge("b-bad", verdict);
+  if (verdict == "improvement" || verdict == "within thresholds") return Badge("b-ok", verdict);
+  return Badge("b-info", verdict);
+}
+
+std::string NoiseBadge(const json& part) {
+  const json& w = part.value("within_noise", json());
+  if (!w.is_boolean()) return "";
+  return " " + Badge(w.get<bool>() ? "b-noise" : "b-info", w.get<bool>() ? "within noise" : "beyond noise");
+}
+
+// The part's detectable difference, when its noise floor was measured.
+std::optional<double> PartMde(const json& part) {
+  const json& n = part.value("noise", json());
+  if (n.is_object() && n["mde"].is_number()) return n["mde"].get<double>();
+  return std::nullopt;
+}
+
+// The opening of a statistics table's head: `leading` (header cells), then
+// the statistics' columns; the caller adds its own last cells and </tr></thead>.
+std::string StatsHeader(const std::string& leading, const std::string& a_better, const std::string& b_better) {
+  return "<thead><tr>" + leading + Th("n", true) + Th("A %", true) + Th("B %", true) + Th("Δ pp", true) +
+         Th("95 % CI (pp)", true) + Th(a_better, true) + Th(b_better, true) + Th("McNemar p", true);
+}
+
+std::string StatsCells(const json& st) {
+  return Td(E(st["n"]), true) + Td(Pct(st["score_a"]), true) + Td(Pct(st["score_b"]), true) +
+         Td("<b>" + Pp(st["delta"]) + "</b>", true) + Td("[" + Pp(st["ci_low"]) + ", " + Pp(st["ci_high"]) + "]", true) +
+         Td(E(st["a_better"]), true) + Td(E(st["b_better"]), true) +
+         Td(Esc(FormatPValue(st["p_value"].is_number() ? st["p_value"].get<double>() : 1.0)), true);
+}
+
+void RunsTable(const json& cmp, std::string* h) {
+  *h += "<table><thead><tr>" + Th("run") + Th("folder") + Th("job") + Th("card") + Th("finished (UTC)") +
+        "</tr></thead><tbody>";
+  for (const char* k : {"a", "b"}) {
+    const json& r = cmp[k];
+    const std::string sha = JsonText(r["card_sha256"]);
+    *h += "<tr>" + Td(std::string("<b>") + (k[0] == 'a' ? "A" : "B") + "</b>") + Td("<code>" + E(r["dir"]) + "</code>") +
+          Td(E(r["job"])) + Td(E(r["card"]) + (sha.empty() ? "" : " <span class=\"pm\">sha256 " +
+                                                                     Esc(sha.substr(0, 12)) + "</span>")) +
+          Td(E(r["finished_utc"])) + "</tr>";
+  }
+  *h += "</tbody></table>";
+}
+
+void VerdictSection(const json& cmp, std::string* h) {
+  const json& set = cmp["settings"];
+  const bool bad = !cmp["regressions"].empty();
+  *h += "<section id=\"verdict\"><h2>Verdict</h2><div class=\"banner " + std::string(bad ? "bad" : "good") + "\">" +
+        (bad ? "Significant regression" : "No significant regression") + "</div><p>alpha " +
+        Esc(FormatDouble("%g", set["alpha"].get<double>())) + ", min delta " +
+        Esc(FormatDouble("%.2f", set["min_delta_points"].get<double>())) + " pp; exit code " + E(cmp["exit_code"]) +
+        ". Only each part's headline metric (and a probe's thresholds) decides it.</p><ul class=\"plain\">";
+  for (const auto& p : cmp["parts"]) {
+    std::string line = "<li><a href=\"#" + Anchor(JsonText(p["part"])) + "\"><b>" + E(p["part"]) + "</b></a> " +
+                       VerdictBadge(JsonText(p["verdict"])) + NoiseBadge(p);
+    if (p["kind"] == "logprobs") {
+      line += " KLD mean " + G(p["kld"]["mean"]) + ", p99 " + G(p["kld"]["p99"]) + ", top-1 agreement " +
+              Esc(FormatDouble("%.2f", 100 * p["top1_agreement"].get<double>())) + " %";
+    } else if (!p["metrics"].empty()) {
+      const json& m = p["metrics"][0];
+      const json& st = m["overall"];
+      line += " " + E(m["title"]) + " " + Pct(st["score_a"]) + " % → " + Pct(st["score_b"]) + " % (Δ " +
+              Pp(st["delta"]) + " pp, 95 % CI [" + Pp(st["ci_low"]) + ", " + Pp(st["ci_high"]) + "], p " +
+              Esc(FormatPValue(st["p_value"].get<double>())) + ")";
+    }
+    *h += line + "</li>";
+  }
+  *h += "</ul><h3>runs</h3>";
+  RunsTable(cmp, h);
+  *h += "</section>\n";
+}
+
+void SummarySection(const json& cmp, std::string* h) {
+  json rows = json::array();
+  std::string table;
+  for (const auto& p : cmp["parts"]) {
+    bool first = true;
+    for (const auto& m : p["metrics"]) {
+      const json& st = m["overall"];
+      if (first) {
+        json r = st;
+        r["name"] = JsonText(p["part"]) + " · " + JsonText(m["title"]);
+        rows.push_back(std::move(r));
+      }
+      const std::string verdict = JsonText(st["verdict"]);
+      table += "<tr>" + Td(first ? "<b>" + E(p["part"]) + "</b>" : "") + Td(E(m["title"])) + StatsCells(st) +
+               Td(first ? VerdictBadge(verdict) + NoiseBadge(p) : "<span class=\"pm\">(" + Esc(verdict) + ")</span>") +
+               "</tr>";
+      first = false;
+    }
+  }
+  if (rows.empty()) return;
+  const json& set = cmp["settings"];
+  *h += "<section id=\"summary\"><h2>Summary</h2>" + DeltaChart(rows, std::nullopt) + "<table>" +
+        StatsHeader(Th("part") + Th("metric"), "A better", "B better") + Th("verdict") + "</tr></thead><tbody>";
+  *h += table + "</tbody></table><p class=\"note\">Δ = B − A on the paired items. 95 % CI: paired bootstrap, " +
+        E(set["bootstrap"]["resamples"]) + " resamples, seed " + E(set["bootstrap"]["seed"]) +
+        ". p: exact two-sided McNemar on the discordant pairs (for partial scores, the sign test on pairs whose "
+        "scores differ). Only the first metric of a part decides the exit code; the others are in parentheses."
+        "</p></section>\n";
+}
+
+void NoiseSection(const json& cmp, std::string* h) {
+  const json& nf = cmp.value("noise_floor", json());
+  if (!nf.is_object()) return;
+  *h += "<section id=\"noise-floor\"><h2>Noise floor (A/A)</h2>";
+  if (!nf["measured"].get<bool>()) {
+    *h += "<p>Not measured: " + E(nf["text"]) + ".</p></section>\n";
+    return;
+  }
+  *h += "<p>A/A pair: A = <code>" + E(nf["a"]) + "</code>, A2 = <code>" + E(nf["a2"]) + "</code>. " +
+        E(nf["formula"]) + "; alpha " + Esc(FormatDouble("%g", nf["alpha"].get<double>())) + ", power " +
+        Esc(FormatDouble("%g", nf["power"].get<double>())) +
+        ". A headline |Δ| below the detectable difference is labelled within noise; a probe is within noise when "
+        "its mean KLD is not above the A/A pair's largest per-position KLD (the labels do not change the verdict or "
+        "the exit code).</p>";
+  std::string rows, texts;
+  for (const auto& p : cmp["parts"]) {
+    const json& n = p.value("noise", json());
+    if (!n.is_object()) continue;
+    texts += "<li><b>" + E(p["part"]) + "</b>: " + E(n["text"]) + ".</li>";
+    if (p["kind"] == "logprobs") continue;  // a probe's floor is a KLD, not a flip rate: its line only
+    const std::string mde = n["mde"].is_number() ? Esc(FormatDouble("%.2f", n["mde"].get<double>() * 100))
+                            : n["mde_below"].is_number()
+                                ? "&lt; " + Esc(FormatDouble("%.2f", n["mde_below"].get<double>() * 100)) + " (no flips)"
+                                : "(nothing paired)";
+    rows += "<tr>" + Td("<a href=\"#" + Anchor(JsonText(p["part"])) + "\">" + E(p["part"]) + "</a>") +
+            Td(E(n["flips"]) + " / " + E(n["pairs"]), true) + Td(Pct(n["flip_rate"]) + " %", true) +
+            Td(E(n["n"]), true) + Td(mde, true) + Td(Pp(n["delta"]), true) + Td(NoiseBadge(p)) + "</tr>";
+  }
+  if (!rows.empty())
+    *h += "<table><thead><tr>" + Th("part") + Th("A/A flips", true) + Th("flip rate", true) + Th("n", true) +
+          Th("detectable Δ (pp)", true) + Th("A/B Δ (pp)", true) + Th("") + "</tr></thead><tbody>" + rows +
+          "</tbody></table>";
+  *h += "<ul class=\"plain\">" + texts + "</ul></section>\n";
+}
+
+std::string FlipMark(const json& v, const std::string& kind) {
+  const double x = v.is_number() ? v.get<double>() : 0;
+  if (kind == "fraction") return Esc(FormatDouble("%.2f", x));
+  return x >= 1 ? Badge("b-right", "right") : Badge("b-wrong", "wrong");
+}
+
+void ScoredPartSection(const json& p, std::string* h) {
+  const std::string part = JsonText(p["part"]), kind = JsonText(p["kind"]);
+  const bool fraction = kind == "fraction";
+  const std::string a_better = fraction ? "A &gt; B" : "A✓ B✗", b_better = fraction ? "A &lt; B" : "A✗ B✓";
+  *h += "<section id=\"" + Anchor(part) + "\"><h2>" + Esc(part) + " " + VerdictBadge(JsonText(p["verdict"])) +
+        NoiseBadge(p) + "</h2><p>Paired on " + E(p["paired"]) + (fraction ? " samples" : " items") + " (" +
+        E(p["only_in_a"]) + " only in A, " + E(p["only_in_b"]) + " only in B).</p>";
+  const std::optional<double> mde = PartMde(p);
+  bool headline = true;
+  for (const auto& m : p["metrics"]) {
+    for (const auto& g : m["groups"]) {
+      if (g["rows"].empty()) continue;
+      *h += "<h3>" + E(m["title"]) + " by " + E(g["dimension"]) + "</h3>";
+      if (headline) *h += DeltaChart(g["rows"], mde);
+      *h += "<table>" + StatsHeader(Th(E(g["dimension"])), a_better, b_better) + "</tr></thead><tbody>";
+      for (const auto& r : g["rows"]) *h += "<tr>" + Td(E(r["name"])) + StatsCells(r) + "</tr>";
+      *h += "</tbody></table>";
+    }
+    headline = false;
+  }
+  const json& flips = p["flipped"];
+  const std::string head_title = p["metrics"].empty() ? "" : JsonText(p["metrics"][0]["title"]);
+  *h += "<h3>flipped (" + Esc(head_title) + "): " + E(p["flipped_a_better"]) + " " + a_better + ", " +
+        E(p["flipped_b_better"]) + " " + b_better + "</h3>";
+  if (!flips.empty()) {
+    *h += "<table class=\"samples\"><thead><tr>" + Th("id") + Th(E(p.value("label_title", json("category")))) +
+          Th("A") + Th("A answered") + Th("B") + Th("B answered") + "</tr></thead><tbody>";
+    int shown = 0;
+    for (const auto& f : flips) {
+      if (shown >= kHtmlFlipsShown) break;
+      *h += "<tr class=\"flip\">" + Td("<code>" + E(f["id"]) + "</code>") + Td(E(f["label"])) +
+            Td(FlipMark(f["a"], kind)) + Td("<span class=\"mono\">" + E(f.value("answer_a", json(""))) + "</span>") +
+            Td(FlipMark(f["b"], kind)) + Td("<span class=\"mono\">" + E(f.value("answer_b", json(""))) + "</span>") +
+            "</tr>";
+      ++shown;
+    }
+    *h += "</tbody></table>";
+    if (static_cast<int>(flips.size()) > shown)
+      *h += "<p class=\"note\">The first " + std::to_string(shown) + " of " + std::to_string(flips.size()) +
+            " flipped items; <code>evalrun compare --json</code> lists them all.</p>";
+  }
+  *h += "</section>\n";
+}
+
+std::string TopCell(const json& t) {
+  return "<code>" + E(t["token"]) + "</code> <span class=\"pm\">" +
+         Esc(FormatDouble("%.5f", t["logprob"].get<double>())) + "</span>";
+}
+
+std::string PositionsTable(const json& rows) {
+  std::string s = "<table><thead><tr>" + Th("position", true) + Th("KLD", true) + Th("A top (logprob)") +
+                  Th("B top (logprob)") + Th("|Δ logprob|", true) + Th("text before it") + Th("next word") +
+                  "</tr></thead><tbody>";
+  for (const auto& w : rows)
+    s += "<tr>" + Td(E(w["position"]), true) + Td(G(w["kld"]), true) + Td(TopCell(w["a_top"])) +
+         Td(TopCell(w["b_top"])) + Td(G(w["abs_delta_top_logprob"]), true) + Td(E(w["excerpt"])) +
+         Td(E(w["next_word"])) + "</tr>";
+  return s + "</tbody></table>";
+}
+
+void ProbePartSection(const json& p, std::string* h) {
+  const std::string part = JsonText(p["part"]);
+  *h += "<section id=\"" + Anchor(part) + "\"><h2>" + Esc(part) + " (logprob probe) " +
+        VerdictBadge(JsonText(p["verdict"])) + NoiseBadge(p) + "</h2><p>Paired on " + E(p["paired"]) + " positions (" +
+        E(p["only_in_a"]) + " only in A, " + E(p["only_in_b"]) + " only in B), top " + E(p["top_logprobs"]) +
+        " candidates each, text <code>" + E(JsonAt(p, {"text", "file"})) + "</code>.</p>";
+  *h += "<table class=\"compact\"><thead><tr>" + Th("statistic") + Th("mean", true) + Th("median", true) +
+        Th("p95", true) + Th("p99", true) + Th("max", true) + "</tr></thead><tbody>";
+  for (const auto& [title, key] : {std::pair<const char*, const char*>{"KLD(A‖B), nats", "kld"},
+                                   {"|Δ logprob| of A's top token", "abs_delta_top_logprob"}}) {
+    const json& s = p[key];
+    *h += "<tr>" + Td(title) + Td(G(s["mean"]), true) + Td(G(s["median"]), true) + Td(G(s["p95"]), true) +
+          Td(G(s["p99"]), true) + Td(G(s["max"]), true) + "</tr>";
+  }
+  *h += "</tbody></table><p>Top-1 agreement: <b>" +
+        Esc(FormatDouble("%.3f", 100 * p["top1_agreement"].get<double>())) + " %</b> (" + E(p["top1_same"]) + " of " +
+        E(p["paired"]) + "); top-K sets differ at " + E(p["top_sets_differ"]) + " positions; A's top token outside "
+        "B's top-K at " + E(p["a_top_outside_b"]) + ".</p>";
+  json marks = json::array();
+  if (p["thresholds"].empty()) {
+    *h += "<p class=\"note\">No thresholds set (card keys max_kld_mean, max_kld_p99, min_top1 of the part, or "
+          "<code>--max-kld-mean</code>, <code>--max-kld-p99</code>, <code>--min-top1</code>): measured only.</p>";
+  } else {
+    *h += "<h3>thresholds</h3><table class=\"compact\"><thead><tr>" + Th("threshold") + Th("limit", true) +
+          Th("value", true) + Th("from") + Th("") + "</tr></thead><tbody>";
+    for (const auto& c : p["thresholds"]) {
+      const bool ex = c["exceeded"].get<bool>();
+      *h += "<tr>" + Td("<code>" + E(c["name"]) + "</code>") + Td(G(c["limit"]), true) + Td(G(c["value"]), true) +
+            Td(E(c["source"])) + Td(ex ? Badge("b-bad", "exceeded") : Badge("b-ok", "ok")) + "</tr>";
+      if (JsonText(c["name"]) != "min_top1") marks.push_back({{"name", c["name"]}, {"value", c["limit"]}, {"limit", true}});
+    }
+    *h += "</tbody></table>";
+  }
+  marks.push_back({{"name", "mean"}, {"value", p["kld"]["mean"]}, {"limit", false}});
+  marks.push_back({{"name", "p99"}, {"value", p["kld"]["p99"]}, {"limit", false}});
+  const json& noise = p.value("noise", json());
+  json noise_histogram;
+  if (noise.is_object()) {
+    marks.push_back({{"name", "A/A max"}, {"value", noise["kld"]["max"]}, {"limit", false}});
+    noise_histogram = noise["kld_histogram"];
+  }
+  if (p["kld_histogram"].is_object())
+    *h += "<h3>distribution of per-position KLD</h3>" + KldHistogramChart(p["kld_histogram"], marks, noise_histogram);
+  if (noise.is_object()) *h += "<p>Noise floor: " + E(noise["text"]) + ".</p>";
+  const json& changed = p.value("top1_changed", json::array());
+  const int64_t changed_total = p.value("top1_changed_total", static_cast<int64_t>(changed.size()));
+  *h += "<h3>top token changed (" + std::to_string(changed_total) + " positions)</h3>";
+  if (changed.empty()) {
+    *h += "<p>At every paired position A's and B's most likely tokens are the same.</p>";
+  } else {
+    *h += PositionsTable(changed);
+    if (changed_total > static_cast<int64_t>(changed.size()))
+      *h += "<p class=\"note\">The first " + std::to_string(changed.size()) + " by position; the samples of both runs "
+            "have them all.</p>";
+  }
+  if (!p["worst"].empty()) *h += "<h3>worst positions by KLD</h3>" + PositionsTable(p["worst"]);
+  *h += "<p class=\"note\">KLD: " + E(p["kld_definition"]) + "</p></section>\n";
+}
+
+void SetupSection(const json& cmp, std::string* h) {
+  *h += "<section id=\"setup\"><h2>What differs between the runs</h2>";
+  std::vector<std::string> same, unknown;
+  std::string rows;
+  for (const auto& r : cmp["setup"]) {
+    if (!r["differs"].get<bool>()) {
+      (JsonText(r["a"]) == "(not recorded)" ? unknown : same).push_back(JsonText(r["field"]));
+      continue;
+    }
+    rows += "<tr>" + Td(E(r["field"])) + Td("<code>" + E(r["a"]) + "</code>") + Td("<code>" + E(r["b"]) + "</code>") +
+            "</tr>";
+  }
+  if (rows.empty()) *h += "<p>Nothing differs in what both runs recorded.</p>";
+  else *h += "<table><thead><tr>" + Th("") + Th("A") + Th("B") + "</tr></thead><tbody>" + rows + "</tbody></table>";
+  if (!same.empty()) *h += "<p class=\"note\">Same in both: " + Esc(Join(same, ", ")) + ".</p>";
+  if (!unknown.empty()) *h += "<p class=\"note\">Recorded in neither run: " + Esc(Join(unknown, ", ")) + ".</p>";
+  if (cmp["card_diff"].is_array() && !cmp["card_diff"].empty()) {
+    *h += "<h3>card fields that differ</h3><table><thead><tr>" + Th("card field") + Th("A") + Th("B") +
+          "</tr></thead><tbody>";
+    for (const auto& d : cmp["card_diff"]) {
+      auto side = [&](const char* k) {
+        return d.contains(k) ? "<code>" + Esc(d[k].dump()) + "</code>" : std::string("<span class=\"pm\">(absent)</span>");
+      };
+      *h += "<tr>" + Td("<code>" + E(d["path"]) + "</code>") + Td(side("a")) + Td(side("b")) + "</tr>";
+    }
+    *h += "</tbody></table>";
+  }
+  *h += "</section>\n";
+}
+
+}  // namespace
+
+std::string ComparisonHtml(const json& cmp) {
+  std::string h;
+  h.reserve(1 << 16);
+  const std::string title = "evalrun compare: A = " + JsonText(cmp["a"]["job"]) + ", B = " + JsonText(cmp["b"]["job"]);
+  h += HtmlPageStart(title);
+  h += "<header><h1>" + Esc(title) + "</h1><div class=\"sub\">" + E(cmp["a"]["dir"]) + " → " + E(cmp["b"]["dir"]) +
+       "</div></header>\n";
+  VerdictSection(cmp, &h);
+  SummarySection(cmp, &h);
+  NoiseSection(cmp, &h);
+  for (const auto& p : cmp["parts"]) {
+    if (p["kind"] == "logprobs") ProbePartSection(p, &h);
+    else ScoredPartSection(p, &h);
+  }
+  SetupSection(cmp, &h);
+  if (!cmp["notes"].empty()) {
+    h += "<section id=\"notes\"><h2>Notes</h2><ul class=\"plain\">";
+    for (const auto& n : cmp["notes"]) h += "<li>" + E(n) + "</li>";
+    h += "</ul></section>\n";
+  }
+  h += "<footer>Written by evalrun compare from the two run folders (schema " + E(cmp["schema"]) +
+       "; <code>--json</code> gives the same document).</footer>\n";
+  return h + HtmlPageEnd();
+}
+
+}  // namespace evalrun
