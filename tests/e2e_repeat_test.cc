@@ -149,6 +149,39 @@ TEST_F(E2eRepeat, RepeatTwoKeepsTheJobAsOneRunAndReportsTheFlipRate) {
   EXPECT_NE(html.find(row), std::string::npos) << row;
 }
 
+TEST_F(E2eRepeat, AProbeRepeatsItsPositionsAndReportsTheKldBetweenThem) {
+  FakeServer server;
+  ASSERT_TRUE(server.Start());
+  const std::string card =
+      WriteCard(server.base_url(), "4", R"({"probe": {"positions": 30, "top_logprobs": 4, "context_words": 10}})");
+  BinaryResult r = Run({"--card", card, "--job", "p", "--repeat", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(CountLines(ReadFile(JobDir("p") + "/repeat-2/probe/samples.jsonl")), 30u);
+  const nlohmann::json res = Results("p");
+  const auto& rep = res["parts"]["probe"]["repeat"];
+  EXPECT_EQ(rep["kind"], "logprobs");
+  EXPECT_EQ(rep["pairs"], 30);
+  EXPECT_EQ(rep["flips"], 0) << "the fake server's distributions do not move";
+  EXPECT_EQ(rep["kld"]["max"].get<double>(), 0.0);
+  EXPECT_TRUE(rep["mde"].is_null());
+  const std::string text = rep["text"];
+  EXPECT_EQ(text, "KLD(repeat 1 || repeat 2) over 30 positions: mean 0, p99 0, max 0; the top token changed at 0");
+  EXPECT_NE(r.out.find("repeat 2 of probe (" + JobDir("p") + "/repeat-2): " + text), std::string::npos) << r.out;
+  // The repeats are the A/A pair of a probe comparison.
+  BinaryResult cmp = RunBinary({EvalrunBinary(), "compare", JobDir("p"), JobDir("p") + "/repeat-2", "--noise",
+                                JobDir("p"), JobDir("p") + "/repeat-2", "--json"});
+  ASSERT_EQ(cmp.exit_code, 0) << cmp.err;
+  EXPECT_EQ(nlohmann::json::parse(cmp.out)["parts"][0]["noise"]["label"], "within noise");
+  // The report's row: top-token changes and the KLD.
+  BinaryResult report = RunBinary({EvalrunBinary(), "report", JobDir("p")});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const std::string md = ReadFile(JobDir("p") + "/report.md");
+  EXPECT_NE(md.find("| probe | 0 / 30 | 0.00 | KLD mean 0, max 0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("for a probe, flips are the positions whose top token changed"), std::string::npos);
+  EXPECT_NE(ReadFile(JobDir("p") + "/report.html").find("<tr><td>probe</td><td>0 / 30</td><td>0.00</td><td>KLD mean 0, max 0"),
+            std::string::npos);
+}
+
 TEST_F(E2eRepeat, ResumeOfARunKilledDuringRepeatTwo) {
   FakeServer server;
   ASSERT_TRUE(server.Start());

@@ -334,13 +334,17 @@ std::string RenderReportHtml(const json& m) {
   // Run-to-run noise (--repeat 2).
   if (m.value("repeats", json()).is_array()) {
     h += "<section id=\"repeat\"><h2>Run-to-run noise (--repeat 2)</h2><p>Every part was run twice (the second in "
-         "<code>repeat-2/</code>). " + E(m["repeats"][0]["formula"]) + "; alpha 0.05, power 0.8. A difference from "
-         "another run below the detectable difference is within noise.</p><table><thead><tr><th>part</th>"
+         "<code>repeat-2/</code>). " +
+         (JsonText(m["repeat_formula"]).empty() ? std::string() : E(m["repeat_formula"]) + "; alpha 0.05, power 0.8. ") +
+         "A difference from another run below the detectable difference is within noise; for a probe, flips are the "
+         "positions whose top token changed and the floor is the KLD between the repeats.</p><table><thead><tr><th>part</th>"
          "<th>flips</th><th>flip rate (%)</th><th>detectable difference (pp)</th></tr></thead><tbody>";
     for (const auto& r : m["repeats"]) {
       std::string mde = r["mde"].is_number()         ? FormatDouble("%.2f", r["mde"].get<double>())
                         : r["mde_below"].is_number() ? "&lt; " + FormatDouble("%.2f", r["mde_below"].get<double>()) +
                                                            " (no flips)"
+                        : r["kld_mean"].is_number()  ? "KLD mean " + FormatDouble("%.3g", r["kld_mean"].get<double>()) +
+                                                          ", max " + NumOrDash(r["kld_max"], "%.3g")
                                                      : "";
       h += "<tr><td>" + E(r["part"]) + "</td><td>" + NumOrDash(r["flips"], "%.0f") + " / " +
            NumOrDash(r["pairs"], "%.0f") + "</td><td>" +

@@ -99,14 +99,19 @@ std::string RenderReportMarkdown(const json& m) {
   if (m.value("repeats", json()).is_array()) {
     line("## Run-to-run noise (--repeat 2)");
     line("");
-    line("Every part was run twice (the second in `repeat-2/`). " + MarkdownCell(JsonText(m["repeats"][0]["formula"])) +
-         "; alpha 0.05, power 0.8. A difference from another run below the detectable difference is within noise.");
+    line("Every part was run twice (the second in `repeat-2/`). " +
+         (JsonText(m["repeat_formula"]).empty() ? std::string()
+                                                : MarkdownCell(JsonText(m["repeat_formula"])) + "; alpha 0.05, power 0.8. ") +
+         "A difference from another run below the detectable difference is within noise; for a probe, flips are the "
+         "positions whose top token changed and the floor is the KLD between the repeats.");
     line("");
     line("| part | flips | flip rate (%) | detectable difference (pp) |");
     line("|---|--:|--:|--:|");
     for (const auto& r : m["repeats"]) {
       std::string mde = r["mde"].is_number()         ? NumCell(r["mde"], "%.2f")
                         : r["mde_below"].is_number() ? "< " + NumCell(r["mde_below"], "%.2f") + " (no flips)"
+                        : r["kld_mean"].is_number()  ? "KLD mean " + NumCell(r["kld_mean"], "%.3g") + ", max " +
+                                                          NumCell(r["kld_max"], "%.3g")
                                                      : "";
       line("| " + MarkdownCell(JsonText(r["part"])) + " | " + NumCell(r["flips"], "%.0f") + " / " +
            NumCell(r["pairs"], "%.0f") + " | " + NumCell(r["flip_rate"], "%.2f") + " | " + mde + " |");

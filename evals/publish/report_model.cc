@@ -322,6 +322,9 @@ json RepeatRow(const std::string& part, const json& rep) {
   row["mde_below"] = below ? json(*below * 100) : json();
   row["text"] = JsonText(rep.value("text", json()));
   row["formula"] = JsonText(rep.value("formula", json()));
+  // A probe's repeats: flips are top-token changes, the floor a KLD.
+  row["kld_mean"] = OptJson(Num(rep, {"kld", "mean"}));
+  row["kld_max"] = OptJson(Num(rep, {"kld", "max"}));
   return row;
 }
 
@@ -401,6 +404,10 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
   }
   m["summary"] = summary;
   m["repeats"] = repeats.empty() ? json() : repeats;
+  std::string formula;  // the accuracy parts' (a probe's repeat has none)
+  for (const auto& r : repeats)
+    if (formula.empty()) formula = JsonText(r["formula"]);
+  m["repeat_formula"] = formula;
   m["categories"] = categories;
 
   m["samples"] = samples;

@@ -189,7 +189,10 @@ StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out);
 StepExit RunRepeat(PartRun* r, const RunServices& s, PartOutcome* first);
 // <job>/repeat-2.
 std::string RepeatDir(const Job& job);
-// `repeat` of a part's results object, from the records of the two repeats.
+// `repeat` of a part's results object, from the records of the two repeats;
+// for a probe (logprobs verdicts) {kind "logprobs", pairs, flips = the
+// positions whose top token changed, flip_rate, kld {mean, median, p95, p99,
+// max}, mde null, text}.
 nlohmann::json RepeatJson(const std::vector<SampleRecord>& first, const std::vector<SampleRecord>& second,
                           const nlohmann::json& second_result);
 

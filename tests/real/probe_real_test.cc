@@ -7,7 +7,9 @@
 // 1e-9); the same weights served with a slightly wrong RoPE base
 // (--rope-freq-base 10100 instead of the model's 10000, the kind of small
 // error an engine bug makes) give KLD > 0, which `compare` reports and, with
-// its thresholds set low, flags (exit 4). The figures are printed.
+// its thresholds set low, flags (exit 4), and which is beyond the A/A floor of
+// the two 4-slot probes (compare --noise, the page of --html); --repeat 2
+// measures that floor in one job. The figures are printed.
 #include <cstdio>
 
 #include "tests/real/real_lane.h"
@@ -90,6 +92,31 @@ TEST_F(RealProbe, SameServerTwiceIsZeroAndARopeShiftIsFlagged) {
   EXPECT_EQ(code, 4);
   EXPECT_EQ(doc["regressions"], nlohmann::json::array({"probe"}));
   EXPECT_EQ(doc["parts"][0]["thresholds"][0]["exceeded"], true);
+
+  // The two 4-slot probes of the same server as the A/A pair: the RoPE error
+  // is beyond that floor, and the page shows both distributions.
+  const std::string page = dir_ + "/compare.html";
+  doc = CompareJson("a", "rope", {"--noise", JobDir("a"), JobDir("b"), "--html", page}, &code);
+  EXPECT_EQ(code, 0);
+  const auto& floor = doc["parts"][0]["noise"];
+  ASSERT_TRUE(floor.is_object()) << doc.dump().substr(0, 2000);
+  std::printf("[probe] RoPE base 10100 against the A/A floor of a, b: %s\n", floor["text"].get<std::string>().c_str());
+  EXPECT_EQ(floor["label"], "beyond noise");
+  const std::string html = ReadFile(page);
+  EXPECT_NE(html.find("<h3>distribution of per-position KLD</h3>"), std::string::npos);
+  EXPECT_NE(html.find(">A/A (the noise pair)</text>"), std::string::npos);
+
+  // --repeat 2 measures the same floor inside one job.
+  const nlohmann::json probe = {{"positions", 120}, {"top_logprobs", 10}, {"context_words", 24}};
+  const std::string card = WriteCardJson(Card(Server(s, 4), {{"probe", probe}}), "repeat.json");
+  r = Run({"--card", card, "--job", "rep", "--repeat", "2"}, 300);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json res = Results("rep");
+  const auto& rep = res["parts"]["probe"]["repeat"];
+  std::printf("[probe] --repeat 2, 4 slots: %s\n", rep["text"].get<std::string>().c_str());
+  EXPECT_EQ(rep["pairs"], 120);
+  EXPECT_LE(rep["kld"]["mean"].get<double>(), 1e-9);
+  EXPECT_EQ(rep["flips"], 0);
 }
 
 }  // namespace

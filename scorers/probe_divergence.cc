@@ -1,4 +1,4 @@
-#include "evals/publish/probe_divergence.h"
+#include "scorers/probe_divergence.h"
 
 #include <algorithm>
 #include <cmath>

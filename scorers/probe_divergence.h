@@ -24,8 +24,8 @@
 // Tokens are matched by id where both sides give ids, else by text.
 //
 // Thread-safety: pure functions.
-#ifndef EVALRUN_EVALS_PUBLISH_PROBE_DIVERGENCE_H_
-#define EVALRUN_EVALS_PUBLISH_PROBE_DIVERGENCE_H_
+#ifndef EVALRUN_SCORERS_PROBE_DIVERGENCE_H_
+#define EVALRUN_SCORERS_PROBE_DIVERGENCE_H_
 
 #include <cstddef>
 #include <vector>
@@ -77,4 +77,4 @@ DecadeCounts CountByDecade(const std::vector<double>& values);
 
 }  // namespace evalrun
 
-#endif  // EVALRUN_EVALS_PUBLISH_PROBE_DIVERGENCE_H_
+#endif  // EVALRUN_SCORERS_PROBE_DIVERGENCE_H_
