@@ -29,6 +29,7 @@
 
 #include "bench/bench.h"
 #include "bench/tcp_nodelay_shim.h"
+#include "evals/base/build_version.h"
 #include "tests/support/run_binary.h"
 #include "tests/test_paths.h"
 
@@ -145,7 +146,7 @@ int Main(int argc, char** argv) {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   std::printf("evalrun-bench: %s build, git %s, host %s, %ld CPUs, load average %s at start\n",
-              EVALRUN_BENCH_BUILD_TYPE, EVALRUN_GIT_SHA, host, sysconf(_SC_NPROCESSORS_ONLN), started_load.c_str());
+              EVALRUN_BENCH_BUILD_TYPE, EvalrunGitSha(), host, sysconf(_SC_NPROCESSORS_ONLN), started_load.c_str());
   std::printf("evalrun: %s\ndata: %s\n", o.evalrun_binary.c_str(), o.data_dir.c_str());
   std::printf("occupancy: the real evalrun binary, MMLU-Pro, %d requests x %d ms service per slot count\n\n",
               o.requests, o.service_ms);
@@ -157,7 +158,7 @@ int Main(int argc, char** argv) {
   if (!json_path.empty()) {
     nlohmann::json j;
     j["build_type"] = EVALRUN_BENCH_BUILD_TYPE;
-    j["git_sha"] = EVALRUN_GIT_SHA;
+    j["git_sha"] = EvalrunGitSha();
     j["cpus"] = sysconf(_SC_NPROCESSORS_ONLN);
     j["figures"] = nlohmann::json::array();
     for (const auto& f : figures) {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "datasets/fetch.h"
+#include "evals/base/build_version.h"
 #include "evals/base/cancel.h"
 #include "evals/base/comma_list.h"
 #include "evals/publish/compare.h"
@@ -244,7 +245,7 @@ check, 2 a source could not be downloaded (run again to resume).
 int RunCli(int argc, char** argv) {
   CLI::App app{"evalrun: quality evaluation of an LLM inference server, as one card describes it", "evalrun"};
   app.footer(kRunExamples);
-  app.set_version_flag("--version", std::string(EVALRUN_VERSION) + " (" + EVALRUN_GIT_SHA + ")");
+  app.set_version_flag("--version", std::string(EvalrunVersion()) + " (" + EvalrunGitSha() + ")");
   RunOptions run;
   std::string parts;
   app.add_option("--card", run.card_path, "the card (JSON) describing the setup; see cards/README.md")

@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "evals/base/build_version.h"
 #include "evals/base/exit_codes.h"
 #include "evals/base/json_diff.h"
 #include "evals/run/run_files.h"
@@ -119,7 +120,7 @@ StepExit OpenRun(Job* job, const Server& server, FILE* err) {
     run_json["card"] = nlohmann::json::parse(card.text, nullptr, false);
     run_json["card_path"] = card.path;
     run_json["card_sha256"] = card.sha256;
-    run_json["evalrun"] = {{"version", EVALRUN_VERSION}, {"git_sha", EVALRUN_GIT_SHA}};
+    run_json["evalrun"] = {{"version", EvalrunVersion()}, {"git_sha", EvalrunGitSha()}};
     run_json["host"] = HostInfo();
     run_json["started_utc"] = UtcNow();
   }
