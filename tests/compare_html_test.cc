@@ -187,9 +187,17 @@ TEST_F(CompareHtml, RendersInHeadlessChromium) {
   EXPECT_EQ(Count(dom, "<tr class=\"flip\">"), 10u);
 }
 
+FakeServerOptions Shifted() {
+  FakeServerOptions o;
+  o.logprob_shift = 0.05;  // an engine bug that moves every distribution a little
+  return o;
+}
+
 // Probe parts: the per-position KLD distribution.
 class CompareHtmlProbe : public E2eTest {
  protected:
+  FakeServer reference_;
+  FakeServer shifted_{Shifted()};
   void ProbeRun(const std::string& base_url, const std::string& job) {
     const std::string card =
         WriteCard(base_url, "4", R"({"probe": {"positions": 40, "top_logprobs": 5, "context_words": 12}})");
@@ -207,10 +215,8 @@ class CompareHtmlProbe : public E2eTest {
 };
 
 TEST_F(CompareHtmlProbe, AShiftedServerShowsItsKldDistributionThresholdAndWorstPositions) {
-  FakeServer a;
-  FakeServerOptions shifted;
-  shifted.logprob_shift = 0.05;
-  FakeServer b(shifted);
+  FakeServer& a = reference_;
+  FakeServer& b = shifted_;
   ASSERT_TRUE(a.Start());
   ASSERT_TRUE(b.Start());
   ProbeRun(a.base_url(), "a");
@@ -270,10 +276,8 @@ TEST_F(CompareHtmlProbe, TheSameServerTwiceHasEveryPositionInTheZeroBar) {
 }
 
 TEST_F(CompareHtmlProbe, ANoisePairGivesTheProbeItsFloorInJsonMarkdownAndThePage) {
-  FakeServer a;
-  FakeServerOptions shifted;
-  shifted.logprob_shift = 0.05;
-  FakeServer b(shifted);
+  FakeServer& a = reference_;
+  FakeServer& b = shifted_;
   ASSERT_TRUE(a.Start());
   ASSERT_TRUE(b.Start());
   ProbeRun(a.base_url(), "a");
