@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <set>
 
 #include "tests/support/deterministic_replies.h"
@@ -164,6 +166,80 @@ TEST_F(E2eMerge, OnlyShardsMergeAndOnlyIntoANewFolder) {
   r = Merge({dir_ + "/empty", Shard(1), Shard(2), Shard(3)});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir_ + "/empty/results.json"));
+}
+
+// Shards run with --repeat 2: their repeat-2/ folders merge into one, and
+// each part's `repeat` is recomputed over all of it, equal to what one
+// unsharded --repeat 2 run of the same answers gives.
+class E2eMergeRepeat : public E2eTest {
+ protected:
+  // "B" the first time a prompt is asked; the second time "C" for prompts
+  // of odd length (flips between the repeats, where the gold is B or C).
+  FakeReply Reply(const nlohmann::json& req) {
+    const auto& m = req["messages"];
+    const std::string key = m.empty() ? std::string() : m.back().value("content", std::string());
+    int seen;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      seen = ++asked_[key];
+    }
+    return FakeReply{seen >= 2 && key.size() % 2 == 1 ? "C" : "B", "", "stop"};
+  }
+  std::mutex mu_;
+  std::map<std::string, int> asked_;
+};
+
+TEST_F(E2eMergeRepeat, TheRepeatsMergeAndTheFlipRateIsTheWholeRunsAgain) {
+  FakeServer server;
+  ASSERT_TRUE(server.Start());
+  server.SetResponder([&](const nlohmann::json& r) { return Reply(r); });
+  const std::string card = WriteCard(server.base_url(), "2", R"({"mmlupro": {"questions": 30, "max_tokens": 16}})");
+  for (int i = 1; i <= 2; ++i)
+    ASSERT_EQ(Run({"--card", card, "--job", "s" + std::to_string(i), "--shard", std::to_string(i) + "/2", "--repeat",
+                   "2"})
+                  .exit_code,
+              0);
+  asked_.clear();  // the whole run is asked afresh, with the same replies
+  ASSERT_EQ(Run({"--card", card, "--job", "whole", "--repeat", "2"}).exit_code, 0);
+  const std::string out = dir_ + "/runs/m";
+  BinaryResult r = RunBinary({EvalrunBinary(), "merge", out, dir_ + "/runs/s1", dir_ + "/runs/s2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("repeat 2 of mmlupro (" + out + "/repeat-2): flip rate "), std::string::npos) << r.out;
+
+  const nlohmann::json merged = Results("m"), whole = Results("whole");
+  const auto& rep = merged["parts"]["mmlupro"]["repeat"];
+  const auto& want = whole["parts"]["mmlupro"]["repeat"];
+  ASSERT_TRUE(rep.is_object()) << merged.dump(2).substr(0, 2000);
+  ASSERT_GT(want["flips"].get<int>(), 0) << "the fixture should make some answers flip";
+  for (const char* k : {"pairs", "flips", "flip_rate", "mde", "text", "score_repeat_2", "n_repeat_2"})
+    EXPECT_EQ(rep[k], want[k]) << k;
+  // repeat-2 is a run folder of the merged job, as the runner's is.
+  const auto res2 = nlohmann::json::parse(ReadFile(out + "/repeat-2/results.json"));
+  EXPECT_EQ(res2["job"], "m/repeat-2");
+  EXPECT_EQ(res2["repeat_of"], "m");
+  EXPECT_EQ(res2["parts"]["mmlupro"]["n"], 30);
+  EXPECT_EQ(res2["parts"]["mmlupro"]["complete"], true);
+  EXPECT_EQ(Samples("m/repeat-2", "mmlupro").size(), 30u);
+  BinaryResult cmp = RunBinary(
+      {EvalrunBinary(), "compare", out, dir_ + "/runs/whole", "--noise", out, out + "/repeat-2", "--json"});
+  ASSERT_LE(cmp.exit_code, 4) << cmp.err;
+  EXPECT_EQ(nlohmann::json::parse(cmp.out)["parts"][0]["noise"]["flips"], want["flips"]);
+}
+
+TEST_F(E2eMergeRepeat, ARepeatInSomeShardsOnlyIsNotMergedAndSaidSo) {
+  FakeServer server;
+  ASSERT_TRUE(server.Start());
+  server.SetResponder(DeterministicReply);
+  const std::string card = WriteCard(server.base_url(), "2", R"({"mmlupro": {"questions": 20, "max_tokens": 16}})");
+  ASSERT_EQ(Run({"--card", card, "--job", "s1", "--shard", "1/2", "--repeat", "2"}).exit_code, 0);
+  ASSERT_EQ(Run({"--card", card, "--job", "s2", "--shard", "2/2"}).exit_code, 0);
+  const std::string out = dir_ + "/runs/m";
+  BinaryResult r = RunBinary({EvalrunBinary(), "merge", out, dir_ + "/runs/s1", dir_ + "/runs/s2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("the second repeat (repeat-2/, --repeat 2) is in shard(s) 1 only"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(out + "/repeat-2"));
+  EXPECT_FALSE(Results("m")["parts"]["mmlupro"].contains("repeat"));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "evals/base/exit_codes.h"
@@ -12,7 +13,9 @@
 #include "evals/base/jsonl.h"
 #include "evals/publish/merge_noise.h"
 #include "evals/publish/merge_shards.h"
+#include "evals/publish/run_folder.h"
 #include "evals/run/part.h"
+#include "evals/run/repeat_summary.h"
 #include "evals/run/results.h"
 #include "evals/run/run_files.h"
 #include "evals/run/sample_codec.h"
@@ -161,18 +164,87 @@ json ResultsJson(const ShardSet& set, const std::string& job, const json& parts,
   return res;
 }
 
-Status WriteMerged(const MergeOptions& opts, const ShardSet& set, json* parts_out) {
+// One part's records and failed lines written into `dir`.
+Status WritePartFiles(const std::string& dir, const ShardSet& set, const MergedPart& mp, const std::string& from) {
+  EVALRUN_RETURN_IF_ERROR(MakeDirectories(dir));
+  std::string text;
+  for (const SampleRecord& rec : mp.records) text += EncodeSample(rec).dump() + "\n";
+  EVALRUN_RETURN_IF_ERROR(WriteFileAtomically(dir + "/samples.jsonl", text));
+  std::string failed;
+  for (const ShardFolder& s : set.shards)
+    EVALRUN_RETURN_IF_ERROR(JoinLines(s, from + mp.folder.name + "/failed.jsonl", &failed));
+  if (!failed.empty()) EVALRUN_RETURN_IF_ERROR(WriteFileAtomically(dir + "/failed.jsonl", failed));
+  return Status::Ok();
+}
+
+// Shards run with --repeat 2: when every shard has its repeat-2/, they are
+// joined into OUT/repeat-2 (a run folder as the runner writes one: the
+// part's records in selection order, results.json of job "<job>/repeat-2"
+// with repeat_of, run.json), and each part's `repeat` is computed again over
+// the merged repeats (evals/run/repeat_summary.h), not taken from a shard.
+// When only some shards have one, nothing of it is merged and *notes says so.
+Status MergeRepeats(const MergeOptions& opts, const ShardSet& set, const std::string& job, const json& merged,
+                    json* parts, std::vector<std::string>* notes) {
+  std::vector<int> with;
+  for (const ShardFolder& s : set.shards)
+    if (FileSize(s.run.dir + "/repeat-2/results.json") >= 0) with.push_back(s.index);
+  if (with.empty()) return Status::Ok();
+  if (with.size() < set.shards.size()) {
+    std::string list;
+    for (int i : with) list += (list.empty() ? "" : ", ") + std::to_string(i);
+    notes->push_back("the second repeat (repeat-2/, --repeat 2) is in shard(s) " + list + " only, not in every shard "
+                     "given: it is not merged, and the merged parts have no `repeat`");
+    return Status::Ok();
+  }
+  ShardSet rep;
+  rep.count = set.count;
+  rep.missing = set.missing;
+  for (const ShardFolder& s : set.shards) {
+    ShardFolder r;
+    r.index = s.index;
+    r.shard = s.shard;
+    EVALRUN_RETURN_IF_ERROR(LoadRunFolder(s.run.dir + "/repeat-2", &r.run));
+    rep.shards.push_back(std::move(r));
+  }
+  const std::string out = opts.out_dir + "/repeat-2";
+  json rparts = json::object();
+  for (const MergedPart& mp : set.parts) {
+    const std::string& name = mp.folder.name;
+    MergedPart rm;
+    rm.folder = mp.folder;
+    rm.selected = mp.selected;
+    std::map<std::string, SampleRecord> by_id;  // the last line of an id counts, as in the runner
+    for (const ShardFolder& s : rep.shards) {
+      const std::string path = SamplesPath(s.run, name);
+      if (FileSize(path) < 0) continue;  // the shard answered none of the part the second time
+      std::vector<SampleRecord> records;
+      bool torn = false;
+      EVALRUN_RETURN_IF_ERROR(ReadRecordsReadOnly(path, *mp.folder.kind, &records, &torn));
+      if (torn) notes->push_back(TornTailNote(path));
+      for (auto& r : records) by_id[r.id] = std::move(r);
+      rm.failed += PartOf(s, name).value("failed", 0);
+    }
+    for (const std::string& id : rm.selected) {
+      auto it = by_id.find(id);
+      if (it == by_id.end()) rm.absent.push_back(id);
+      else rm.records.push_back(std::move(it->second));
+    }
+    EVALRUN_RETURN_IF_ERROR(WritePartFiles(out + "/" + name, rep, rm, "repeat-2/"));
+    rparts[name] = PartResult(rep, rm);
+    (*parts)[name]["repeat"] = RepeatSummary(mp.records, rm.records, rparts[name]);
+  }
+  json res = ResultsJson(rep, job + "/repeat-2", rparts, merged);
+  res["repeat_of"] = job;
+  res.erase("noise");  // the runner records the machine's noise in the job's results, not the repeat's
+  EVALRUN_RETURN_IF_ERROR(WriteFileAtomically(out + "/run.json", RunJson(set, merged).dump(2) + "\n"));
+  return WriteFileAtomically(out + "/results.json", res.dump(2) + "\n");
+}
+
+Status WriteMerged(const MergeOptions& opts, const ShardSet& set, json* parts_out, std::vector<std::string>* notes) {
   EVALRUN_RETURN_IF_ERROR(MakeDirectories(opts.out_dir));
   json parts = json::object();
   for (const MergedPart& mp : set.parts) {
-    const std::string dir = opts.out_dir + "/" + mp.folder.name;
-    EVALRUN_RETURN_IF_ERROR(MakeDirectories(dir));
-    std::string text;
-    for (const SampleRecord& rec : mp.records) text += EncodeSample(rec).dump() + "\n";
-    EVALRUN_RETURN_IF_ERROR(WriteFileAtomically(dir + "/samples.jsonl", text));
-    std::string failed;
-    for (const ShardFolder& s : set.shards) EVALRUN_RETURN_IF_ERROR(JoinLines(s, mp.folder.name + "/failed.jsonl", &failed));
-    if (!failed.empty()) EVALRUN_RETURN_IF_ERROR(WriteFileAtomically(dir + "/failed.jsonl", failed));
+    EVALRUN_RETURN_IF_ERROR(WritePartFiles(opts.out_dir + "/" + mp.folder.name, set, mp, ""));
     parts[mp.folder.name] = PartResult(set, mp);
   }
   std::string load;
@@ -180,6 +252,7 @@ Status WriteMerged(const MergeOptions& opts, const ShardSet& set, json* parts_ou
   EVALRUN_RETURN_IF_ERROR(WriteFileAtomically(opts.out_dir + "/load.jsonl", load));
   const json merged = MergedJson(set, !set.complete());
   const std::string job = fs::path(TrimRunDir(opts.out_dir)).filename().string();
+  EVALRUN_RETURN_IF_ERROR(MergeRepeats(opts, set, job, merged, &parts, notes));
   EVALRUN_RETURN_IF_ERROR(WriteFileAtomically(opts.out_dir + "/run.json", RunJson(set, merged).dump(2) + "\n"));
   EVALRUN_RETURN_IF_ERROR(
       WriteFileAtomically(opts.out_dir + "/results.json", ResultsJson(set, job, parts, merged).dump(2) + "\n"));
@@ -204,7 +277,9 @@ int MergeShards(const MergeOptions& opts, FILE* out, FILE* err) {
     std::fprintf(err, "evalrun merge: warning: partial merge: %s\n", what.c_str());
   }
   json parts;
-  st = WriteMerged(opts, set, &parts);
+  std::vector<std::string> notes;
+  st = WriteMerged(opts, set, &parts, &notes);
+  for (const auto& n : notes) std::fprintf(err, "evalrun merge: note: %s\n", n.c_str());
   if (!st.ok()) return Fail(err, st.message());
   std::fprintf(out, "merged %zu of %d shards into %s\n", set.shards.size(), set.count, opts.out_dir.c_str());
   for (const MergedPart& mp : set.parts) {
@@ -214,6 +289,12 @@ int MergeShards(const MergeOptions& opts, FILE* out, FILE* err) {
     std::fprintf(out, "  %-10s %7.2f%%  %zu of %zu answered%s\n", mp.folder.name.c_str(),
                  scaled ? score : 100.0 * score, mp.records.size(), mp.selected.size(),
                  mp.absent.empty() ? "" : " (partial)");
+  }
+  for (const MergedPart& mp : set.parts) {
+    const json& rep = JsonAt(parts[mp.folder.name], {"repeat"});
+    if (rep.is_object())
+      std::fprintf(out, "  repeat 2 of %s (%s/repeat-2): %s\n", mp.folder.name.c_str(), opts.out_dir.c_str(),
+                   JsonText(rep["text"]).c_str());
   }
   std::fprintf(out, "results: %s/results.json\n", opts.out_dir.c_str());
   return kExitOk;

@@ -33,6 +33,13 @@
 //                         (as above), slots the sum, started_utc the
 //                         earliest, host.hostname every shard's host
 //   load.jsonl            every shard's samples, each with its "shard"
+//   repeat-2/             when every shard has one (--repeat 2): the shards'
+//                         second repeats merged the same way (its own
+//                         results.json, job "<job>/repeat-2", repeat_of;
+//                         samples, failed, run.json), and each part's
+//                         `repeat` in results.json computed again over the
+//                         merged repeats (evals/run/repeat_summary.h); in
+//                         some shards only: not merged, a note says so
 #ifndef EVALRUN_EVALS_PUBLISH_MERGE_H_
 #define EVALRUN_EVALS_PUBLISH_MERGE_H_
 

@@ -182,19 +182,13 @@ StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out);
 // a run folder of its own, <job>/repeat-2 (RepeatDir): its <name>/samples.jsonl
 // and failed.jsonl, and its results.json (job "<job>/repeat-2"), so that
 // nothing of the job itself changes but one key: `first->result` gets
-// `repeat`, the flip rate between the two repeats and the smallest
-// difference a comparison of this many items can detect
-// (scorers/noise_floor.h; alpha 0.05, power 0.8), from the items both
-// repeats answered. Resumes as the first run does (answered_repeat).
+// `repeat` (evals/run/repeat_summary.h: the flip rate between the two
+// repeats and the smallest difference a comparison of this many items can
+// detect; for a probe the KLD between them). Resumes as the first run does
+// (answered_repeat).
 StepExit RunRepeat(PartRun* r, const RunServices& s, PartOutcome* first);
 // <job>/repeat-2.
 std::string RepeatDir(const Job& job);
-// `repeat` of a part's results object, from the records of the two repeats;
-// for a probe (logprobs verdicts) {kind "logprobs", pairs, flips = the
-// positions whose top token changed, flip_rate, kld {mean, median, p95, p99,
-// max}, mde null, text}.
-nlohmann::json RepeatJson(const std::vector<SampleRecord>& first, const std::vector<SampleRecord>& second,
-                          const nlohmann::json& second_result);
 
 // The runner's own keys of a part's results object.
 void AddPartKeys(const PartRun& r, nlohmann::json* result);
