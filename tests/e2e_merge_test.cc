@@ -242,5 +242,31 @@ TEST_F(E2eMergeRepeat, ARepeatInSomeShardsOnlyIsNotMergedAndSaidSo) {
   EXPECT_FALSE(Results("m")["parts"]["mmlupro"].contains("repeat"));
 }
 
+TEST_F(E2eMergeRepeat, AMergeThatFailsHalfWayLeavesNothingBehind) {
+  FakeServer server;
+  ASSERT_TRUE(server.Start());
+  server.SetResponder(DeterministicReply);
+  const std::string card = WriteCard(server.base_url(), "2", R"({"mmlupro": {"questions": 20, "max_tokens": 16}})");
+  for (int i = 1; i <= 2; ++i)
+    ASSERT_EQ(Run({"--card", card, "--job", "s" + std::to_string(i), "--shard", std::to_string(i) + "/2", "--repeat",
+                   "2"})
+                  .exit_code,
+              0);
+  // A bad line in a second repeat is found only while the merge writes.
+  const std::string bad = dir_ + "/runs/s2/repeat-2/mmlupro/samples.jsonl";
+  WriteFile(bad, "{\"id\": 7, \"oops\": true}\n" + ReadFile(bad));
+  const std::string out = dir_ + "/runs/m";
+  fs::create_directories(out);  // an empty folder given as OUT stays as it was
+  BinaryResult r = RunBinary({EvalrunBinary(), "merge", out, dir_ + "/runs/s1", dir_ + "/runs/s2"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(bad), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(nothing was written to " + out + ")"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_directory(out));
+  EXPECT_TRUE(fs::is_empty(out));
+  size_t beside = 0;
+  for (const auto& e : fs::directory_iterator(dir_ + "/runs")) beside += e.path().filename().string().rfind("m.", 0) == 0;
+  EXPECT_EQ(beside, 0u) << "no staging folder is left";
+}
+
 }  // namespace
 }  // namespace evalrun::testing

@@ -2,6 +2,8 @@
 // job folder.
 #include "evals/publish/merge.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -240,7 +242,9 @@ Status MergeRepeats(const MergeOptions& opts, const ShardSet& set, const std::st
   return WriteFileAtomically(out + "/results.json", res.dump(2) + "\n");
 }
 
-Status WriteMerged(const MergeOptions& opts, const ShardSet& set, json* parts_out, std::vector<std::string>* notes) {
+// Writes the merged job `job` into opts.out_dir.
+Status WriteMerged(const MergeOptions& opts, const ShardSet& set, json* parts_out, std::vector<std::string>* notes,
+                   const std::string& job) {
   EVALRUN_RETURN_IF_ERROR(MakeDirectories(opts.out_dir));
   json parts = json::object();
   for (const MergedPart& mp : set.parts) {
@@ -251,7 +255,6 @@ Status WriteMerged(const MergeOptions& opts, const ShardSet& set, json* parts_ou
   for (const ShardFolder& s : set.shards) EVALRUN_RETURN_IF_ERROR(JoinLines(s, "load.jsonl", &load));
   EVALRUN_RETURN_IF_ERROR(WriteFileAtomically(opts.out_dir + "/load.jsonl", load));
   const json merged = MergedJson(set, !set.complete());
-  const std::string job = fs::path(TrimRunDir(opts.out_dir)).filename().string();
   EVALRUN_RETURN_IF_ERROR(MergeRepeats(opts, set, job, merged, &parts, notes));
   EVALRUN_RETURN_IF_ERROR(WriteFileAtomically(opts.out_dir + "/run.json", RunJson(set, merged).dump(2) + "\n"));
   EVALRUN_RETURN_IF_ERROR(
@@ -276,11 +279,26 @@ int MergeShards(const MergeOptions& opts, FILE* out, FILE* err) {
                            ". Run (or resume, with its --job) the shards named, or merge what is there with --partial");
     std::fprintf(err, "evalrun merge: warning: partial merge: %s\n", what.c_str());
   }
+  // Written into a folder beside OUT and renamed into place at the end, so
+  // that a merge that fails half-way (a bad repeat file, a full disk) leaves
+  // OUT as it was and nothing half-written.
+  const std::string final_dir = TrimRunDir(opts.out_dir);
+  MergeOptions staged = opts;
+  staged.out_dir = final_dir + ".merging-" + std::to_string(getpid());
+  std::error_code ec;
+  fs::remove_all(staged.out_dir, ec);
   json parts;
   std::vector<std::string> notes;
-  st = WriteMerged(opts, set, &parts, &notes);
+  st = WriteMerged(staged, set, &parts, &notes, fs::path(final_dir).filename().string());
   for (const auto& n : notes) std::fprintf(err, "evalrun merge: note: %s\n", n.c_str());
-  if (!st.ok()) return Fail(err, st.message());
+  if (st.ok()) {
+    if (fs::exists(final_dir, ec)) fs::remove(final_dir, ec);  // the empty folder CheckOut allowed
+    st = RenameFile(staged.out_dir, final_dir);
+  }
+  if (!st.ok()) {
+    fs::remove_all(staged.out_dir, ec);
+    return Fail(err, st.message() + " (nothing was written to " + final_dir + ")");
+  }
   std::fprintf(out, "merged %zu of %d shards into %s\n", set.shards.size(), set.count, opts.out_dir.c_str());
   for (const MergedPart& mp : set.parts) {
     const json& p = parts[mp.folder.name];

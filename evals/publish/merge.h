@@ -4,7 +4,10 @@
 //
 // The shards are checked first (evals/publish/merge_shards.h: one run key,
 // one N, no shard twice, no duplicate or misplaced id, the same selection);
-// any problem is exit 1 naming it, and nothing is written. An incomplete set
+// any problem is exit 1 naming it, and nothing is written. The merge is
+// written into a folder beside OUT (OUT.merging-<pid>) and renamed into
+// place only when all of it is there: one that fails while writing (a bad
+// line in a shard's repeat-2, a full disk) leaves OUT as it was. An incomplete set
 // (a shard not given, or items a shard did not answer) is exit 1 naming the
 // shard numbers, part and ids, unless `partial`: then the merge is written
 // with every part's absent ids in results.json (parts.<p>.merged.absent,
