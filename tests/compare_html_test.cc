@@ -25,12 +25,6 @@
 namespace evalrun::testing {
 namespace {
 
-size_t Count(const std::string& hay, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
-  return n;
-}
-
 // The text of <section id="id">...</section>.
 std::string Section(const std::string& page, const std::string& id) {
   const size_t at = page.find("<section id=\"" + id + "\">");
@@ -85,7 +79,7 @@ TEST_F(CompareHtml, AccuracyPageShowsTheVerdictTheDeltasTheFlipsAndTheNoiseFloor
 
   // The summary chart: one row per part's headline.
   const std::string summary = Section(page, "summary");
-  EXPECT_EQ(Count(summary, "<circle "), 1u) << summary;
+  EXPECT_EQ(CountOf(summary, "<circle "), 1u) << summary;
   EXPECT_NE(summary.find("<title>mmlupro · accuracy: -2.50 pp ["), std::string::npos) << summary;
 
   // The noise floor: flips, the detectable difference, the label.
@@ -101,10 +95,10 @@ TEST_F(CompareHtml, AccuracyPageShowsTheVerdictTheDeltasTheFlipsAndTheNoiseFloor
   const std::string part = Section(page, "part-mmlupro");
   ASSERT_FALSE(part.empty()) << page.substr(0, 3000);
   EXPECT_NE(part.find("<h3>accuracy by category</h3>"), std::string::npos) << part;
-  EXPECT_EQ(Count(part, "<circle "), 2u) << "law and math";
-  EXPECT_EQ(Count(part, "class=\"band\""), 1u);
+  EXPECT_EQ(CountOf(part, "<circle "), 2u) << "law and math";
+  EXPECT_EQ(CountOf(part, "class=\"band\""), 1u);
   EXPECT_NE(part.find("within noise: |Δ| below 1.72 pp"), std::string::npos);
-  EXPECT_EQ(Count(part, "<tr class=\"flip\">"), 10u);
+  EXPECT_EQ(CountOf(part, "<tr class=\"flip\">"), 10u);
   EXPECT_NE(part.find("<tr class=\"flip\"><td><code>q0</code></td><td>math</td><td><span class=\"badge b-right\">right"
                       "</span></td><td><span class=\"mono\">A</span></td><td><span class=\"badge b-wrong\">wrong</span>"
                       "</td><td><span class=\"mono\">B</span></td></tr>"),
@@ -123,7 +117,7 @@ TEST_F(CompareHtml, WithoutANoisePairItSaysNoneWasMeasuredAndShadesNothing) {
   EXPECT_NE(Section(page, "noise-floor").find("Not measured: no noise floor was measured: give --noise A A2"),
             std::string::npos)
       << Section(page, "noise-floor");
-  EXPECT_EQ(Count(page, "class=\"band\""), 0u);
+  EXPECT_EQ(CountOf(page, "class=\"band\""), 0u);
   EXPECT_EQ(page.find("within noise"), std::string::npos);
 }
 
@@ -183,8 +177,8 @@ TEST_F(CompareHtml, RendersInHeadlessChromium) {
   ASSERT_TRUE(DumpDom(t_.path() + "/profile2", url, &dom, &error)) << error;
   for (const char* id : {"verdict", "summary", "noise-floor", "part-mmlupro", "setup"})
     EXPECT_NE(dom.find("<section id=\"" + std::string(id) + "\">"), std::string::npos) << id;
-  EXPECT_EQ(Count(dom, "<svg class=\"chart"), 2u) << "the summary and the categories";
-  EXPECT_EQ(Count(dom, "<tr class=\"flip\">"), 10u);
+  EXPECT_EQ(CountOf(dom, "<svg class=\"chart"), 2u) << "the summary and the categories";
+  EXPECT_EQ(CountOf(dom, "<tr class=\"flip\">"), 10u);
 }
 
 FakeServerOptions Shifted() {
@@ -250,7 +244,7 @@ TEST_F(CompareHtmlProbe, AShiftedServerShowsItsKldDistributionThresholdAndWorstP
   // The worst positions, as many as the document lists, with their text.
   const size_t worst = part.find("<h3>worst positions by KLD</h3>");
   ASSERT_NE(worst, std::string::npos);
-  EXPECT_EQ(Count(part.substr(worst), "<tr><td class=\"num\">"), p["worst"].size());
+  EXPECT_EQ(CountOf(part.substr(worst), "<tr><td class=\"num\">"), p["worst"].size());
   const std::string excerpt = p["worst"][0]["excerpt"];
   EXPECT_NE(part.find(HtmlEscape(excerpt)), std::string::npos) << excerpt;
   const int64_t changed = p["paired"].get<int64_t>() - p["top1_same"].get<int64_t>();

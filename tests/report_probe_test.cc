@@ -7,15 +7,10 @@
 #include "tests/support/chromium.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/temp_dir.h"
 
 namespace evalrun::testing {
 namespace {
-
-size_t Count(const std::string& hay, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
-  return n;
-}
 
 class ReportProbe : public E2eTest {};
 
@@ -46,7 +41,7 @@ TEST_F(ReportProbe, ShowsTheDistributionAndThePositions) {
   EXPECT_NE(section.find("30 positions of ruler/PaulGrahamEssays.json, top 4 candidates"), std::string::npos)
       << section.substr(0, 1000);
   EXPECT_NE(section.find("share of positions by top-1 probability"), std::string::npos);
-  EXPECT_EQ(Count(section, "class=\"track\""), 10u) << "one bar per tenth of probability";
+  EXPECT_EQ(CountOf(section, "class=\"track\""), 10u) << "one bar per tenth of probability";
   // One row per position, each with its excerpt and top token.
   size_t rows = 0;
   for (const auto& s : Samples("p", "probe")) {
@@ -55,7 +50,7 @@ TEST_F(ReportProbe, ShowsTheDistributionAndThePositions) {
   }
   EXPECT_EQ(rows, 30u);
   // The sample browser lists them too.
-  EXPECT_EQ(Count(dom, "<tr class=\"srow\">"), 30u);
+  EXPECT_EQ(CountOf(dom, "<tr class=\"srow\">"), 30u);
 }
 
 }  // namespace

@@ -27,13 +27,8 @@ using nlohmann::json;
 using testing::Captured;
 using testing::ReadFile;
 using testing::TempDir;
+using testing::CountOf;
 using testing::WriteText;
-
-size_t Count(const std::string& hay, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
-  return n;
-}
 
 const char* kNasty = "Answer: </script><b>bold</b> & \"quotes\" 'single' \xe2\x80\xa8 line sep";
 const char* kCats[] = {"math", "law & <order>", "biology", "physics"};
@@ -246,7 +241,7 @@ TEST(ReportRun, HtmlIsSelfContainedAndEscaped) {
   // The nasty response never closes the block or becomes markup.
   EXPECT_EQ(html.find("</script><b>"), std::string::npos);
   EXPECT_EQ(html.find("<b>bold"), std::string::npos);
-  EXPECT_EQ(Count(html, "</script>"), 2u);
+  EXPECT_EQ(CountOf(html, "</script>"), 2u);
   EXPECT_NE(html.find("\\u003c/script\\u003e\\u003cb\\u003ebold"), std::string::npos);
   // The category with markup is escaped in tables and charts.
   EXPECT_EQ(html.find("<order>"), std::string::npos);
@@ -256,8 +251,8 @@ TEST(ReportRun, HtmlIsSelfContainedAndEscaped) {
   EXPECT_NE(html.find(">± 5.06</td>"), std::string::npos);
   EXPECT_NE(html.find(">68.75</td>"), std::string::npos);
   // Charts: bars for mmlupro categories and IFEval instructions, RULER lines.
-  EXPECT_EQ(Count(html, "<svg class=\"chart\""), 3u);
-  EXPECT_EQ(Count(html, "class=\"bar\""), 4u + 2u);
+  EXPECT_EQ(CountOf(html, "<svg class=\"chart\""), 3u);
+  EXPECT_EQ(CountOf(html, "class=\"bar\""), 4u + 2u);
   EXPECT_NE(html.find("<polyline"), std::string::npos);
   // The block parses back to the samples, the nasty text intact.
   json data = EmbeddedSamples(html);
@@ -356,7 +351,7 @@ TEST(ReportHtml, RendersInHeadlessChromium) {
   std::string dom;
   rc = testing::RunChromium(t.path() + "/profile2", "--dump-dom", url, &dom);
   ASSERT_EQ(rc, 0) << ReadFile(t.path() + "/profile2.stderr");
-  EXPECT_EQ(Count(dom, "<tr class=\"srow\">"), static_cast<size_t>(samples)) << dom.substr(0, 2000);
+  EXPECT_EQ(CountOf(dom, "<tr class=\"srow\">"), static_cast<size_t>(samples)) << dom.substr(0, 2000);
   EXPECT_NE(dom.find("showing " + std::to_string(samples) + " of " + std::to_string(samples) + " matching"),
             std::string::npos);
   EXPECT_EQ(dom.find("<b>bold</b>"), std::string::npos);

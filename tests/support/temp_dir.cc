@@ -16,4 +16,10 @@ void WriteText(const std::string& path, const std::string& text) {
   WriteFile(path, text);
 }
 
+size_t CountOf(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
+  return n;
+}
+
 }  // namespace evalrun::testing

@@ -9,6 +9,7 @@
 #ifndef EVALRUN_TESTS_SUPPORT_TEMP_DIR_H_
 #define EVALRUN_TESTS_SUPPORT_TEMP_DIR_H_
 
+#include <cstddef>
 #include <string>
 
 namespace evalrun::testing {
@@ -32,6 +33,10 @@ class TempDir {
 // Writes `text` to `path` (replacing it), making the parent folders first
 // (unlike WriteFile in run_binary.h).
 void WriteText(const std::string& path, const std::string& text);
+
+// How many times `needle` occurs in `text`, not overlapping (what the page
+// and report tests count: rows, charts, sections).
+size_t CountOf(const std::string& text, const std::string& needle);
 
 }  // namespace evalrun::testing
 
