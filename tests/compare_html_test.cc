@@ -252,6 +252,40 @@ TEST_F(CompareHtmlProbe, AShiftedServerShowsItsKldDistributionThresholdAndWorstP
   EXPECT_NE(part.find("<h3>top token changed (" + std::to_string(changed) + " positions)</h3>"), std::string::npos);
 }
 
+TEST_F(CompareHtmlProbe, TopTokenChangesAreListedInJsonMarkdownAndThePage) {
+  FakeServerOptions bent;
+  bent.logprob_shift = 4.0;  // large enough to reorder the candidates at some positions
+  FakeServer b(bent);
+  ASSERT_TRUE(reference_.Start());
+  ASSERT_TRUE(b.Start());
+  ProbeRun(reference_.base_url(), "a");
+  ProbeRun(b.base_url(), "b");
+  const std::string html = dir_ + "/changed.html";
+  BinaryResult r =
+      RunBinary({EvalrunBinary(), "compare", dir_ + "/runs/a", dir_ + "/runs/b", "--json", "--html", html}, 60);
+  ASSERT_EQ(r.exit_code, kExitOk) << r.err;
+  const auto p = nlohmann::json::parse(r.out)["parts"][0];
+  const int64_t changed = p["paired"].get<int64_t>() - p["top1_same"].get<int64_t>();
+  ASSERT_GT(changed, 0) << "the fixture should move some top tokens";
+  ASSERT_EQ(p["top1_changed"].size(), static_cast<size_t>(changed));
+  int64_t last = -1;
+  for (const auto& c : p["top1_changed"]) {
+    EXPECT_EQ(c["same_top"], false);
+    EXPECT_NE(c["a_top"]["token"], c["b_top"]["token"]);
+    EXPECT_GT(c["position"].get<int64_t>(), last) << "by position";
+    last = c["position"].get<int64_t>();
+  }
+  const std::string part = Section(ReadFile(html), "part-probe");
+  const size_t at = part.find("<h3>top token changed (" + std::to_string(changed) + " positions)</h3><table>");
+  ASSERT_NE(at, std::string::npos) << part;
+  const std::string table = part.substr(at, part.find("</table>", at) - at);
+  EXPECT_EQ(CountOf(table, "<tr><td class=\"num\">"), static_cast<size_t>(changed));
+  r = RunBinary({EvalrunBinary(), "compare", dir_ + "/runs/a", dir_ + "/runs/b"}, 60);
+  ASSERT_EQ(r.exit_code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("### Top token changed (" + std::to_string(changed) + " positions"), std::string::npos)
+      << r.out;
+}
+
 TEST_F(CompareHtmlProbe, TheSameServerTwiceHasEveryPositionInTheZeroBar) {
   FakeServer a;
   ASSERT_TRUE(a.Start());

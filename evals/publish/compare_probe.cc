@@ -346,19 +346,36 @@ std::string ProbePartMarkdown(const json& p) {
     line("Noise floor: " + MarkdownCell(JsonText(noise["text"]), MarkdownCellStyle{true, 1000}) + ".");
     line("");
   }
-  if (!p["worst"].empty()) {
-    line("### Worst positions by KLD");
-    line("");
+  // A table of positions (worst[] and top1_changed[] have the same rows).
+  auto positions = [&](const json& rows, size_t most) {
     line("| position | KLD | A top (logprob) | B top (logprob) | text before it | next word |");
     line("|--:|--:|---|---|---|---|");
-    for (const auto& w : p["worst"]) {
-      auto top = [](const json& t) {
-        return "`" + Cell(JsonText(t["token"])) + "` (" + FormatDouble("%.5f", t["logprob"].get<double>()) + ")";
-      };
+    auto top = [](const json& t) {
+      return "`" + Cell(JsonText(t["token"])) + "` (" + FormatDouble("%.5f", t["logprob"].get<double>()) + ")";
+    };
+    for (size_t i = 0; i < rows.size() && i < most; ++i) {
+      const json& w = rows[i];
       line("| " + w["position"].dump() + " | " + G(w["kld"]) + " | " + top(w["a_top"]) + " | " + top(w["b_top"]) +
            " | " + Cell(JsonText(w["excerpt"])) + " | " + Cell(JsonText(w["next_word"])) + " |");
     }
     line("");
+  };
+  const json& changed = p.value("top1_changed", json::array());
+  if (!changed.empty()) {
+    constexpr size_t kShown = 10;
+    const int64_t total = p.value("top1_changed_total", static_cast<int64_t>(changed.size()));
+    line("### Top token changed (" + std::to_string(total) + " positions" +
+         (total > static_cast<int64_t>(kShown) ? ", the first " + std::to_string(kShown) + " by position; --json and "
+                                                 "--html list up to 200"
+                                               : std::string()) +
+         ")");
+    line("");
+    positions(changed, kShown);
+  }
+  if (!p["worst"].empty()) {
+    line("### Worst positions by KLD");
+    line("");
+    positions(p["worst"], p["worst"].size());
   }
   return o;
 }

@@ -232,10 +232,10 @@ std::vector<CallResult> RequestPool::Run(
     o.endpoint = e;
     o.endpoint_name = endpoints_[e].name;
     o.started_utc = UtcNow();
-    const auto t0 = SteadyClock::now();
+    const Stopwatch waited(options_.clock ? options_.clock : RealClock::Default());
     bool was_down = false;
     Status st = endpoints_[e].watch->AwaitRecovery(&wait_cancel, &was_down);
-    o.seconds = SecondsBetween(t0, SteadyClock::now());
+    o.seconds = waited.Seconds();
     o.recovered = st.ok();
     if (st.ok() && !was_down) {
       sched.EndOutage(e, false);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "evals/base/cancel.h"
+#include "evals/base/clock.h"
 #include "evals/server/client.h"
 #include "evals/server/server_watch.h"
 #include "evals/base/status.h"
@@ -104,6 +105,9 @@ struct PoolOptions {
   // May be empty: gets one line when an endpoint is dropped, and when the
   // run goes on without it.
   std::function<void(const std::string&)> note;
+  // Times the outages (Outage::seconds); null: RealClock::Default(). The
+  // watches wait on their own clock (HttpServerWatch's).
+  Clock* clock = nullptr;
 };
 
 // Gives prompt i. Called on the worker threads, several at once: must be

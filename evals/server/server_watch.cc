@@ -1,8 +1,6 @@
 #include "evals/server/server_watch.h"
 
-#include <chrono>
 #include <cstdio>
-#include <thread>
 
 namespace evalrun {
 
@@ -35,12 +33,14 @@ std::string ServerIdentityDiff(const ServerProps& a, const ServerProps& b) {
 }
 
 HttpServerWatch::HttpServerWatch(TransportFactory transports, ServerConfig server, ServerProps expected,
-                                 double ready_timeout_s, std::function<void(const std::string&)> log)
+                                 double ready_timeout_s, std::function<void(const std::string&)> log,
+                                 Clock* clock)
     : transports_(std::move(transports)),
       server_(std::move(server)),
       expected_(std::move(expected)),
       ready_timeout_s_(ready_timeout_s),
-      log_(std::move(log)) {}
+      log_(std::move(log)),
+      clock_(clock) {}
 
 Status HttpServerWatch::CheckSame() {
   std::lock_guard<std::mutex> l(mu_);
@@ -61,8 +61,7 @@ Status HttpServerWatch::CheckSameLocked() {
 
 Status HttpServerWatch::AwaitRecovery(CancelToken* cancel, bool* was_down) {
   std::lock_guard<std::mutex> l(mu_);
-  using SteadyClock = std::chrono::steady_clock;
-  const auto start = SteadyClock::now();
+  const Stopwatch waited(clock_);
   *was_down = false;
   t_ = transports_();  // the old connection may be gone with the server
   std::string last;
@@ -74,20 +73,17 @@ Status HttpServerWatch::AwaitRecovery(CancelToken* cancel, bool* was_down) {
            std::to_string(static_cast<int>(ready_timeout_s_)) + " s, server.ready_timeout_s)");
     *was_down = true;
     last = r.transport_ok() ? "HTTP " + std::to_string(r.status) : r.error;
-    const double waited = std::chrono::duration<double>(SteadyClock::now() - start).count();
-    if (waited > ready_timeout_s_)
+    if (waited.Seconds() > ready_timeout_s_)
       return Status::Unavailable(server_.Origin() + " did not come back within " +
                                  std::to_string(static_cast<int>(ready_timeout_s_)) +
                                  " s (server.ready_timeout_s); last: " + last +
                                  ". The answers so far are kept: run the same job again to go on");
-    if (cancel ? !cancel->SleepFor(0.5) : false) return Status::Cancelled("interrupted while waiting for the server");
-    if (!cancel) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    if (!clock_->SleepFor(0.5, cancel)) return Status::Cancelled("interrupted while waiting for the server");
   }
   Status st = CheckSameLocked();
   if (log_ && st.ok() && *was_down) {
-    const double waited = std::chrono::duration<double>(SteadyClock::now() - start).count();
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.1f", waited);
+    std::snprintf(buf, sizeof buf, "%.1f", waited.Seconds());
     log_("the server at " + server_.Origin() + " answers again after " + buf + " s, serving the same model; going on");
   }
   return st;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "evals/base/cancel.h"
+#include "evals/base/clock.h"
 #include "evals/server/server_config.h"
 #include "evals/server/http.h"
 #include "evals/server/server_info.h"
@@ -39,12 +40,14 @@ class ServerWatch {
 // connection and 503 are both waited on), then GET /props (or /v1/models
 // where there is no /props) compared with `expected` on model_path,
 // build_info and chat_template_sha256 (or the model ids). `log` (may be
-// empty) gets one line when the wait begins and one when it ends.
+// empty) gets one line when the wait begins and one when it ends. The wait
+// is timed and slept on `clock` (tests give a FakeClock).
 // Thread-safe: calls are serialised.
 class HttpServerWatch : public ServerWatch {
  public:
   HttpServerWatch(TransportFactory transports, ServerConfig server, ServerProps expected,
-                  double ready_timeout_s, std::function<void(const std::string&)> log);
+                  double ready_timeout_s, std::function<void(const std::string&)> log,
+                  Clock* clock = RealClock::Default());
   Status AwaitRecovery(CancelToken* cancel, bool* was_down) override;
   Status CheckSame() override;
 
@@ -55,6 +58,7 @@ class HttpServerWatch : public ServerWatch {
   ServerProps expected_;
   double ready_timeout_s_;
   std::function<void(const std::string&)> log_;
+  Clock* clock_;
   std::mutex mu_;
   std::unique_ptr<HttpTransport> t_;
 };
