@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "evals/server/endpoint_identity.h"
+
 namespace evalrun {
 
 std::string ServerIdentityDiff(const ServerProps& a, const ServerProps& b) {
@@ -17,17 +19,7 @@ std::string ServerIdentityDiff(const ServerProps& a, const ServerProps& b) {
     field("chat_template_sha256", a.chat_template_sha256, b.chat_template_sha256);
   } else {
     // vLLM / SGLang: the served model ids are all there is.
-    auto ids = [](const nlohmann::json& m) {
-      std::string s;
-      if (m.is_object() && m.contains("data") && m["data"].is_array())
-        for (const auto& e : m["data"])
-          if (e.is_object() && e.contains("id") && e["id"].is_string()) {
-            if (!s.empty()) s += ",";
-            s += e["id"].get<std::string>();
-          }
-      return s;
-    };
-    field("models", ids(a.models), ids(b.models));
+    field("models", ServedModelIds(a.models), ServedModelIds(b.models));
   }
   return d;
 }
