@@ -315,6 +315,10 @@ TEST(ReportHelpers, EscapingAndCutting) {
   EXPECT_EQ(Utf8Prefix("h\xc3\xa9llo", 3, &cut), "h\xc3\xa9");
   EXPECT_EQ(Utf8Prefix("abc", 3, &cut), "abc");
   EXPECT_FALSE(cut);
+  // Shortened: the same prefix, "…" after it only when something was cut.
+  EXPECT_EQ(Utf8Shortened("abc", 3), "abc");
+  EXPECT_EQ(Utf8Shortened("abcd", 3), "abc…");
+  EXPECT_EQ(Utf8Shortened("h\xc3\xa9llo", 2), "h…");  // é is not split
 }
 
 // ---- Rendering in a real browser ----

@@ -19,12 +19,6 @@ std::string F(double x) { return FormatDouble("%.1f", x); }
 
 double Num(const json& v, double fallback = 0) { return v.is_number() ? v.get<double>() : fallback; }
 
-std::string SignedPp(double fraction, const char* format = "%+.2f") {
-  double x = fraction * 100;
-  if (std::fabs(x) < 0.005) x = 0;  // no "-0.00"
-  return FormatDouble(format, x);
-}
-
 std::string Text(double x, double y, const std::string& cls, const std::string& anchor, const std::string& s) {
   return "<text x=\"" + F(x) + "\" y=\"" + F(y) + "\" class=\"" + cls + "\" text-anchor=\"" + anchor + "\">" +
          HtmlEscape(s) + "</text>";
@@ -38,12 +32,6 @@ std::string Line(double x1, double y1, double x2, double y2, const std::string& 
 std::string SvgOpen(int width, int height, const std::string& label, const char* cls = "chart") {
   return std::string("<svg class=\"") + cls + "\" viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) +
          "\" width=\"100%\" role=\"img\" aria-label=\"" + HtmlEscape(label) + "\">";
-}
-
-std::string Cut(const std::string& s, size_t max_bytes) {
-  bool cut = false;
-  std::string p = Utf8Prefix(s, max_bytes, &cut);
-  return cut ? p + "…" : p;
 }
 
 // "1e-6" for 10^-6; "0" for 0.
@@ -87,7 +75,7 @@ std::string DeltaChart(const json& rows, std::optional<double> noise_mde) {
   if (noise_mde && *noise_mde > 0) {
     s += "<rect x=\"" + F(X(-*noise_mde)) + "\" y=\"" + std::to_string(kTop - 4) + "\" width=\"" +
          F(X(*noise_mde) - X(-*noise_mde)) + "\" height=\"" + std::to_string(plot_bottom - kTop + 4) +
-         "\" class=\"band\"><title>within noise: |Δ| below " + HtmlEscape(SignedPp(*noise_mde, "%.2f")) +
+         "\" class=\"band\"><title>within noise: |Δ| below " + HtmlEscape(FormatPoints(*noise_mde, "%.2f")) +
          " pp (the A/A pair's detectable difference)</title></rect>";
   }
   for (double t = -lim; t <= lim + 1e-9; t += step) {
@@ -100,10 +88,10 @@ std::string DeltaChart(const json& rows, std::optional<double> noise_mde) {
     const double d = Num(r["delta"]), lo = Num(r["ci_low"], d), hi = Num(r["ci_high"], d);
     const std::string tone = hi < 0 ? " bad" : lo > 0 ? " good" : "";
     const std::string name = JsonText(r["name"]);
-    const std::string value = SignedPp(d) + " pp [" + SignedPp(lo) + ", " + SignedPp(hi) + "] · n " +
+    const std::string value = FormatPoints(d) + " pp [" + FormatPoints(lo) + ", " + FormatPoints(hi) + "] · n " +
                               JsonText(r["n"]) + " · p " + FormatPValue(Num(r["p_value"], 1));
     s += "<g><title>" + HtmlEscape(name + ": " + value) + "</title>";
-    s += Text(kLabelW, y + 4, "label", "end", Cut(name, 34));
+    s += Text(kLabelW, y + 4, "label", "end", Utf8Shortened(name, 34));
     s += Line(X(lo), y, X(hi), y, "ci" + tone);
     s += Line(X(lo), y - 5, X(lo), y + 5, "ci" + tone);
     s += Line(X(hi), y - 5, X(hi), y + 5, "ci" + tone);
@@ -112,7 +100,7 @@ std::string DeltaChart(const json& rows, std::optional<double> noise_mde) {
     ++i;
   }
   std::string caption = "Δ = B − A, percentage points, with its 95 % interval";
-  if (noise_mde && *noise_mde > 0) caption += "; shaded: within noise (±" + SignedPp(*noise_mde, "%.2f") + " pp)";
+  if (noise_mde && *noise_mde > 0) caption += "; shaded: within noise (±" + FormatPoints(*noise_mde, "%.2f") + " pp)";
   s += Text(kPlotX + kPlotW / 2.0, height - 6, "axis", "middle", caption);
   return s + "</svg>";
 }

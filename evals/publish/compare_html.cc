@@ -1,7 +1,6 @@
 #include "evals/publish/compare_html.h"
 
 #include <cctype>
-#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,12 +22,7 @@ std::string E(const json& v) { return HtmlEscape(JsonText(v)); }
 std::string Esc(const std::string& s) { return HtmlEscape(s); }
 
 std::string Pct(const json& v) { return v.is_number() ? FormatDouble("%.2f", v.get<double>() * 100) : "—"; }
-std::string Pp(const json& v) {
-  if (!v.is_number()) return "—";
-  double x = v.get<double>() * 100;
-  if (std::fabs(x) < 0.005) x = 0;
-  return FormatDouble("%+.2f", x);
-}
+std::string Pp(const json& v) { return v.is_number() ? FormatPoints(v.get<double>()) : "—"; }
 std::string G(const json& v) { return v.is_number() ? FormatDouble("%.6g", v.get<double>()) : "—"; }
 std::string Td(const std::string& s, bool num = false) {
   return std::string(num ? "<td class=\"num\">" : "<td>") + s + "</td>";

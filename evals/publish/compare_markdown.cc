@@ -1,6 +1,5 @@
 #include "evals/publish/compare_markdown.h"
 
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -14,11 +13,7 @@ namespace evalrun {
 namespace {
 
 std::string Pct(const nlohmann::json& v) { return FormatDouble("%.2f", v.get<double>() * 100); }
-std::string Pp(const nlohmann::json& v) {
-  double x = v.get<double>() * 100;
-  if (std::fabs(x) < 0.005) x = 0;  // no "-0.00"
-  return FormatDouble("%+.2f", x);
-}
+std::string Pp(const nlohmann::json& v) { return FormatPoints(v.get<double>()); }
 std::string Ci(const nlohmann::json& st) {
   return "[" + Pp(st["ci_low"]) + ", " + Pp(st["ci_high"]) + "]";
 }

@@ -37,11 +37,10 @@ std::string AnswerText(const SampleRecord& r) {
     std::string s = c->extracted ? std::string(1, *c->extracted) : "(no answer)";
     return c->cut_off ? s + " (cut off)" : s;
   }
-  bool cut = false;
-  std::string s = Utf8Prefix(r.response, kAnswerShownBytes, &cut);
+  std::string s = Utf8Shortened(r.response, kAnswerShownBytes);
   for (char& ch : s)
     if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
-  return cut ? s + "…" : s;
+  return s;
 }
 
 // Unit::answer of a prompt: the instructions it did not follow.

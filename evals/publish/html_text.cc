@@ -55,4 +55,10 @@ std::string Utf8Prefix(std::string_view s, size_t max_bytes, bool* cut) {
   return std::string(s.substr(0, end));
 }
 
+std::string Utf8Shortened(std::string_view s, size_t max_bytes) {
+  bool cut = false;
+  std::string p = Utf8Prefix(s, max_bytes, &cut);
+  return cut ? p + "…" : p;
+}
+
 }  // namespace evalrun

@@ -24,6 +24,10 @@ std::string JsonForScriptBlock(const nlohmann::json& j);
 // sequence; *cut tells whether anything was left out.
 std::string Utf8Prefix(std::string_view s, size_t max_bytes, bool* cut);
 
+// Utf8Prefix of `s`, with "…" after it when something was left out (a label
+// or an answer shown short).
+std::string Utf8Shortened(std::string_view s, size_t max_bytes);
+
 }  // namespace evalrun
 
 #endif  // EVALRUN_EVALS_PUBLISH_HTML_TEXT_H_

@@ -22,10 +22,7 @@ std::string NumOrDash(const json& v, const char* f) { return v.is_number() ? For
 
 // Cuts a label for a chart row (the full text goes into <title>).
 std::string ShortLabel(const std::string& s, size_t max) {
-  if (s.size() <= max) return s;
-  size_t end = max - 1;
-  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
-  return s.substr(0, end) + "…";
+  return s.size() <= max ? s : Utf8Shortened(s, max - 1);
 }
 
 constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",

@@ -1,5 +1,6 @@
 #include "evals/publish/table_text.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "evals/base/json_fields.h"
@@ -10,6 +11,12 @@ std::string FormatDouble(const char* format, double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, x);
   return buf;
+}
+
+std::string FormatPoints(double fraction, const char* format) {
+  double x = fraction * 100;
+  if (std::fabs(x) < 0.005) x = 0;
+  return FormatDouble(format, x);
 }
 
 std::string Join(const std::vector<std::string>& v, const std::string& sep) {

@@ -19,6 +19,11 @@ namespace evalrun {
 // "%g"); at most 63 bytes.
 std::string FormatDouble(const char* format, double x);
 
+// A fraction (0.025) as percentage points through `format` ("%+.2f":
+// "+2.50"); a value that rounds to zero at two decimals is written as 0, so
+// that no "-0.00" appears.
+std::string FormatPoints(double fraction, const char* format = "%+.2f");
+
 // The strings with `sep` between them.
 std::string Join(const std::vector<std::string>& v, const std::string& sep);
 
