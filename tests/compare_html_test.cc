@@ -181,17 +181,11 @@ TEST_F(CompareHtml, RendersInHeadlessChromium) {
   EXPECT_EQ(CountOf(dom, "<tr class=\"flip\">"), 10u);
 }
 
-FakeServerOptions Shifted() {
-  FakeServerOptions o;
-  o.logprob_shift = 0.05;  // an engine bug that moves every distribution a little
-  return o;
-}
-
 // Probe parts: the per-position KLD distribution.
 class CompareHtmlProbe : public E2eTest {
  protected:
   FakeServer reference_;
-  FakeServer shifted_{Shifted()};
+  FakeServer shifted_{LogprobShifted(0.05)};  // an engine bug that moves every distribution a little
   void ProbeRun(const std::string& base_url, const std::string& job) {
     const std::string card =
         WriteCard(base_url, "4", R"({"probe": {"positions": 40, "top_logprobs": 5, "context_words": 12}})");
@@ -253,9 +247,7 @@ TEST_F(CompareHtmlProbe, AShiftedServerShowsItsKldDistributionThresholdAndWorstP
 }
 
 TEST_F(CompareHtmlProbe, TopTokenChangesAreListedInJsonMarkdownAndThePage) {
-  FakeServerOptions bent;
-  bent.logprob_shift = 4.0;  // large enough to reorder the candidates at some positions
-  FakeServer b(bent);
+  FakeServer b(LogprobShifted(4.0));  // large enough to reorder the candidates at some positions
   ASSERT_TRUE(reference_.Start());
   ASSERT_TRUE(b.Start());
   ProbeRun(reference_.base_url(), "a");

@@ -205,9 +205,7 @@ TEST_F(E2eProbe, CompareOfTwoIdenticalServersIsZeroAndPasses) {
 
 TEST_F(E2eProbe, CompareFlagsAShiftedServerWithExit4) {
   FakeServer a;
-  FakeServerOptions shifted;
-  shifted.logprob_shift = 0.05;
-  FakeServer b(shifted);
+  FakeServer b(LogprobShifted(0.05));
   ASSERT_TRUE(a.Start());
   ASSERT_TRUE(b.Start());
   ASSERT_EQ(Probe(Card(a.base_url(), kProbe), "a").exit_code, 0);
@@ -242,9 +240,7 @@ TEST_F(E2eProbe, CompareFlagsAShiftedServerWithExit4) {
 
 TEST_F(E2eProbe, TheCardsThresholdsDecideWithoutFlags) {
   FakeServer a;
-  FakeServerOptions shifted;
-  shifted.logprob_shift = 0.05;
-  FakeServer b(shifted);
+  FakeServer b(LogprobShifted(0.05));
   ASSERT_TRUE(a.Start());
   ASSERT_TRUE(b.Start());
   ASSERT_EQ(Probe(Card(a.base_url(), kProbe), "a").exit_code, 0);

@@ -117,6 +117,14 @@ struct FakeServerOptions {
   double logprob_shift = 0;
 };
 
+// The options of a server whose distributions are bent by `shift`
+// (logprob_shift): an engine bug, for the probe's tests.
+inline FakeServerOptions LogprobShifted(double shift) {
+  FakeServerOptions o;
+  o.logprob_shift = shift;
+  return o;
+}
+
 class FakeServer {
  public:
   explicit FakeServer(FakeServerOptions opts = {});
