@@ -7,6 +7,7 @@
 
 #include "evals/base/json_fields.h"
 #include "evals/publish/compare_charts.h"
+#include "evals/publish/compare_noise.h"
 #include "evals/publish/compare_options.h"
 #include "evals/publish/html_page.h"
 #include "evals/publish/html_text.h"
@@ -166,10 +167,7 @@ void NoiseSection(const json& cmp, std::string* h) {
     if (!n.is_object()) continue;
     texts += "<li><b>" + E(p["part"]) + "</b>: " + E(n["text"]) + ".</li>";
     if (p["kind"] == "logprobs") continue;  // a probe's floor is a KLD, not a flip rate: its line only
-    const std::string mde = n["mde"].is_number() ? Esc(FormatDouble("%.2f", n["mde"].get<double>() * 100))
-                            : n["mde_below"].is_number()
-                                ? "&lt; " + Esc(FormatDouble("%.2f", n["mde_below"].get<double>() * 100)) + " (no flips)"
-                                : "(nothing paired)";
+    const std::string mde = Esc(compare_internal::DetectableDifferenceText(n));
     rows += "<tr>" + Td("<a href=\"#" + Anchor(JsonText(p["part"])) + "\">" + E(p["part"]) + "</a>") +
             Td(E(n["flips"]) + " / " + E(n["pairs"]), true) + Td(Pct(n["flip_rate"]) + " %", true) +
             Td(E(n["n"]), true) + Td(mde, true) + Td(Pp(n["delta"]), true) + Td(NoiseBadge(p)) + "</tr>";

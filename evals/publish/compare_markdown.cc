@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "evals/base/json_fields.h"
+#include "evals/publish/compare_noise.h"
 #include "evals/publish/compare_options.h"
 #include "evals/publish/compare_probe.h"
 #include "evals/publish/table_text.h"
@@ -77,10 +78,7 @@ void NoiseSection(const nlohmann::json& cmp, std::string* o) {
   for (const auto& p : cmp["parts"]) {
     const auto& n = p.value("noise", nlohmann::json());
     if (!n.is_object() || p["kind"] == "logprobs") continue;  // a probe's floor is a KLD: its line below
-    std::string mde = n["mde"].is_number()      ? FormatDouble("%.2f", n["mde"].get<double>() * 100)
-                      : n["mde_below"].is_number() ? "< " + FormatDouble("%.2f", n["mde_below"].get<double>() * 100) +
-                                                         " (no flips)"
-                                                   : "(nothing paired)";
+    const std::string mde = compare_internal::DetectableDifferenceText(n);
     rows += ("| " + Cell(JsonText(p["part"])) + " | " + n["flips"].dump() + "/" + n["pairs"].dump() + " | " +
          Pct(n["flip_rate"]) + " % | " + n["n"].dump() + " | " + mde + " | " + Pp(n["delta"]) + " | " +
          JsonText(n["label"]) + " |\n");

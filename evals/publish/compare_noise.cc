@@ -161,4 +161,10 @@ Status PartNoise(const NoisePair& pair, const std::string& part, VerdictKind kin
   return Status::Ok();
 }
 
+std::string DetectableDifferenceText(const nlohmann::json& n) {
+  if (n["mde"].is_number()) return FormatDouble("%.2f", n["mde"].get<double>() * 100);
+  if (n["mde_below"].is_number()) return "< " + FormatDouble("%.2f", n["mde_below"].get<double>() * 100) + " (no flips)";
+  return "(nothing paired)";
+}
+
 }  // namespace evalrun::compare_internal

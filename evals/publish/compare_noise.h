@@ -55,6 +55,10 @@ Status PartNoise(const NoisePair& pair, const std::string& part, VerdictKind kin
                  const Metric& head_b, double delta, const CompareOptions& opts, nlohmann::json* out,
                  nlohmann::json* notes);
 
+// A part's detectable difference in percentage points as shown in a table:
+// "1.72", "< 0.25 (no flips)" or "(nothing paired)" (plain text).
+std::string DetectableDifferenceText(const nlohmann::json& noise);
+
 }  // namespace evalrun::compare_internal
 
 #endif  // EVALRUN_EVALS_PUBLISH_COMPARE_NOISE_H_
