@@ -12,6 +12,9 @@
 //              `evalrun score` path);
 //   probe      the logprob probe through the real binary: CPU per position
 //              (bench_probe.cc);
+//   client     evalrun against a real llama-server beside a Python client
+//              sending the same requests (not in the default sections: it
+//              needs EVALRUN_LLAMA_SERVER);
 //   ruler-full RULER at its published size (13 tasks x 500 samples) at 32K
 //              and 128K through the real binary: preparation time and peak
 //              RSS (not in the default sections: it takes a long while).
@@ -68,6 +71,10 @@ bool RunRulerSection(const BenchOptions& o, std::vector<Figure>* out);
 bool RunScoringSection(const BenchOptions& o, std::vector<Figure>* out);
 bool RunRulerFullSection(const BenchOptions& o, std::vector<Figure>* out);
 bool RunProbeSection(const BenchOptions& o, std::vector<Figure>* out);
+// evalrun against a real llama-server (EVALRUN_LLAMA_SERVER) beside a plain
+// Python client sending the same bodies: CPU per request and wall time
+// (bench_client.cc; --only client, --requests N).
+bool RunClientSection(const BenchOptions& o, std::vector<Figure>* out);
 
 // ---------------------------------------------------------------------------
 // Helpers shared by the sections (bench_util.cc).

@@ -118,7 +118,7 @@ int Main(int argc, char** argv) {
       o.ruler_tasks.empty())
     return Usage("--requests, --service-ms, --ruler-samples must be >= 1; --slots and --ruler-tasks non-empty");
   for (const auto& s : only)
-    if (s != "occupancy" && s != "ruler" && s != "scoring" && s != "ruler-full" && s != "probe")
+    if (s != "occupancy" && s != "ruler" && s != "scoring" && s != "ruler-full" && s != "probe" && s != "client")
       return Usage(("--only: unknown section " + s).c_str());
   if (o.data_dir.empty()) o.data_dir = testing::DatasetsDir();
   if (!std::filesystem::is_directory(o.data_dir))
@@ -139,6 +139,7 @@ int Main(int argc, char** argv) {
     if (s == "scoring") ok &= RunScoringSection(o, &f);
     if (s == "ruler-full") ok &= RunRulerFullSection(o, &f);
     if (s == "probe") ok &= RunProbeSection(o, &f);
+    if (s == "client") ok &= RunClientSection(o, &f);
     if (o.verbose) PrintFigures(f, stderr);
     figures.insert(figures.end(), f.begin(), f.end());
   }

@@ -32,8 +32,8 @@ TEST(CardTest, ParsesEveryField) {
   EXPECT_EQ(c.server.PathPrefix(), "/v1");
   EXPECT_EQ(c.server.slots, 0);
   EXPECT_EQ(c.server.api_key_env, "TOK");
-  EXPECT_EQ(c.sampling.seed, 7);
-  EXPECT_TRUE(c.thinking);
+  EXPECT_EQ(c.request.sampling.seed, 7);
+  EXPECT_TRUE(c.request.thinking);
   EXPECT_EQ(*c.hardware.gpu_index, 1);
   const PartConfig* p = c.FindPart("mmlupro");
   ASSERT_NE(p, nullptr);

@@ -64,7 +64,7 @@ class CapitalsPart : public Part {
       ids.push_back(c.id);
       regions.push_back(c.region);
     }
-    const int64_t seed = cfg.Int("seed", ctx.card->sampling.seed);
+    const int64_t seed = cfg.Int("seed", ctx.card->request.sampling.seed);
     const int max_tokens = static_cast<int>(cfg.Int("max_tokens", 16));
     const bool terse = cfg.String("prompt") == "terse";
     for (size_t i : SelectQuestions(ctx, ids, regions, seed, cfg.Int("questions", -1))) {

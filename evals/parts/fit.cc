@@ -11,7 +11,7 @@ namespace {
 class FitPart : public ProcedurePart {
  public:
   Status Check(const PartContext& ctx) override {
-    opts_ = FitOptionsFromCard(*ctx.card, ctx.settings);
+    opts_ = FitOptionsFromCard(*ctx.card, ctx.settings, ctx.request);
     return LoadFitHaystack(ctx.data_dir, &opts_.haystack);
   }
 

@@ -234,7 +234,7 @@ std::vector<int64_t> DefaultFitContexts() {
   return v;
 }
 
-FitOptions FitOptionsFromCard(const Card& card, const PartSettings* settings) {
+FitOptions FitOptionsFromCard(const Card& card, const PartSettings* settings, const RequestSettings* request) {
   FitOptions o;
   if (settings) {
     o.contexts = settings->IntList("contexts");
@@ -243,12 +243,10 @@ FitOptions FitOptionsFromCard(const Card& card, const PartSettings* settings) {
   }
   if (o.contexts.empty()) o.contexts = DefaultFitContexts();
   o.server = card.server;
-  o.params.temperature = card.sampling.temperature;
-  o.params.top_k = card.sampling.top_k;
-  o.params.top_p = card.sampling.top_p;
-  o.params.seed = card.sampling.seed;
-  o.params.enable_thinking = card.thinking;
-  o.seed = card.sampling.seed;
+  const RequestSettings& req = request ? *request : card.request;
+  req.ApplyTo(&o.params);  // max_tokens is set per step (grows by a reasoning budget there too)
+  o.params.max_tokens = 0;
+  o.seed = req.sampling.seed;
   return o;
 }
 

@@ -107,7 +107,9 @@ std::vector<int64_t> DefaultFitContexts();
 
 // FitOptions from the card: parts.fit (contexts, fill, max_tokens), server,
 // sampling and the thinking switch. `settings` may be null (the defaults).
-FitOptions FitOptionsFromCard(const Card& card, const PartSettings* settings);
+// `request`: the fit part's request settings (null: the card's defaults).
+FitOptions FitOptionsFromCard(const Card& card, const PartSettings* settings,
+                              const RequestSettings* request = nullptr);
 
 // Reads <data_dir>/ruler/PaulGrahamEssays.json ({"text": ...}) and collapses
 // runs of whitespace to one space. NotFound / InvalidInput name the file.

@@ -31,7 +31,7 @@ class GpqaPart : public Part {
       ids.push_back(q.record_id);
       domains.push_back(q.domain);
     }
-    const int64_t seed = cfg.Int("seed", ctx.card->sampling.seed);
+    const int64_t seed = cfg.Int("seed", ctx.card->request.sampling.seed);
     const std::vector<size_t> chosen = SelectQuestions(ctx, ids, domains, seed, cfg.Int("questions", -1));
     const int max_tokens = static_cast<int>(cfg.Int("max_tokens", prompt_ == "letter" ? 1024 : 4096));
     for (size_t i : chosen) {

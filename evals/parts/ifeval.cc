@@ -56,7 +56,7 @@ class IfevalPart : public Part {
       ids.push_back(std::to_string(p->key()));
       cats.push_back("all");
     }
-    const int64_t seed = cfg.Int("seed", ctx.card->sampling.seed);
+    const int64_t seed = cfg.Int("seed", ctx.card->request.sampling.seed);
     const std::vector<size_t> chosen = SelectQuestions(ctx, ids, cats, seed, cfg.Int("prompts", -1));
     const int max_tokens = static_cast<int>(cfg.Int("max_tokens"));
     for (size_t i : chosen) {

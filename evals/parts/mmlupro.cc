@@ -111,7 +111,7 @@ class MmluProPart : public Part {
       ids.push_back(std::to_string(r.id));
       cats.push_back(r.category);
     }
-    const int64_t seed = cfg.Int("seed", ctx.card->sampling.seed);
+    const int64_t seed = cfg.Int("seed", ctx.card->request.sampling.seed);
     const std::vector<size_t> chosen = SelectQuestions(ctx, ids, cats, seed, cfg.Int("questions", -1));
 
     const int max_tokens = static_cast<int>(cfg.Int("max_tokens", prompt_ == "letter" ? 1024 : 4000));

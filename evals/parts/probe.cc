@@ -107,7 +107,7 @@ class ProbePart : public Part {
                                   std::to_string(context) + " context words need a text of at least " +
                                   std::to_string(count + context) + " words; " + path + " has " +
                                   std::to_string(words.size()));
-    const int64_t seed = cfg.Int("seed", ctx.card->sampling.seed);
+    const int64_t seed = cfg.Int("seed", ctx.card->request.sampling.seed);
     // Position p: the prompt is words [p - context, p), the text's next word is words[p].
     PyRandom rng(static_cast<uint64_t>(seed));
     std::vector<size_t> picks = rng.Sample(static_cast<size_t>(room), static_cast<size_t>(count));

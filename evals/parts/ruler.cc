@@ -113,7 +113,7 @@ class RulerPart : public Part {
     RulerInputs inputs;
     EVALRUN_RETURN_IF_ERROR(LoadRulerInputs(ctx.data_dir + "/ruler", lo, &inputs));
 
-    const int64_t seed = cfg.Int("seed", ctx.card->sampling.seed);
+    const int64_t seed = cfg.Int("seed", ctx.card->request.sampling.seed);
     const int default_n = static_cast<int>(cfg.Int("samples_per_task", 10));
     int tokenizer_calls = 0;
     out->spool = std::make_shared<PromptSpool>();

@@ -55,6 +55,24 @@ void DiffInto(const nlohmann::json& a, const nlohmann::json& b, const std::strin
   out->push_back(std::move(d));
 }
 
+// One row per part with its request settings (run.json part_requests:
+// sampling, thinking, reasoning budget, cache_prompt), so that a part asked
+// otherwise in one run is named ("request settings: gpqa").
+void AddRequestRows(const RunFolder& a, const RunFolder& b, nlohmann::json* out) {
+  const nlohmann::json& ra = JsonAt(a.run, {"part_requests"});
+  const nlohmann::json& rb = JsonAt(b.run, {"part_requests"});
+  std::vector<std::string> names;
+  for (const nlohmann::json* r : {&ra, &rb})
+    if (r->is_object())
+      for (auto it = r->begin(); it != r->end(); ++it)
+        if (std::find(names.begin(), names.end(), it.key()) == names.end()) names.push_back(it.key());
+  for (const std::string& n : names) {
+    const nlohmann::json va = ra.is_object() ? ra.value(n, nlohmann::json()) : nlohmann::json();
+    const nlohmann::json vb = rb.is_object() ? rb.value(n, nlohmann::json()) : nlohmann::json();
+    out->push_back({{"field", "request settings: " + n}, {"a", Shown(va)}, {"b", Shown(vb)}, {"differs", va != vb}});
+  }
+}
+
 }  // namespace
 
 nlohmann::json JsonDiff(const nlohmann::json& a, const nlohmann::json& b) {
@@ -92,6 +110,7 @@ nlohmann::json SetupRows(const RunFolder& a, const RunFolder& b) {
     nlohmann::json va = SetupValue(a, r.from_run, r.path), vb = SetupValue(b, r.from_run, r.path);
     out.push_back({{"field", r.field}, {"a", Shown(va)}, {"b", Shown(vb)}, {"differs", va != vb}});
   }
+  AddRequestRows(a, b, &out);
   return out;
 }
 

@@ -103,13 +103,14 @@ Status ParseServer(const nlohmann::json& obj, const std::string& src, ServerConf
   return f.Finish();
 }
 
-Status ParseSampling(const nlohmann::json& obj, const std::string& src, SamplingConfig* s) {
-  JsonFields f(obj, src, "sampling");
-  EVALRUN_RETURN_IF_ERROR(f.DoubleIn("temperature", 0, 100, &s->temperature));
-  EVALRUN_RETURN_IF_ERROR(f.IntIn("top_k", 0, JsonFields::kNoLimit, &s->top_k));
-  EVALRUN_RETURN_IF_ERROR(f.DoubleIn("top_p", 0, 1, &s->top_p, true));
-  // llama.cpp takes a seed of -1 or 0xFFFFFFFF as "random": never sent.
-  EVALRUN_RETURN_IF_ERROR(f.IntIn("seed", 0, 4294967294LL, &s->seed));
+Status ParseScoring(const nlohmann::json& obj, const std::string& src, ScoringConfig* s) {
+  JsonFields f(obj, src, "scoring");
+  EVALRUN_RETURN_IF_ERROR(f.IntIn("concurrency", 0, 256, &s->concurrency));
+  if (f.Has("nice")) {
+    int nice = 0;
+    EVALRUN_RETURN_IF_ERROR(f.IntIn("nice", 0, 19, &nice));
+    s->nice = nice;
+  }
   return f.Finish();
 }
 
@@ -149,13 +150,17 @@ Status ParseHardware(const nlohmann::json& obj, const std::string& src, Hardware
   return Status::Ok();
 }
 
-Status ParsePart(const std::string& name, const nlohmann::json& obj, const std::string& src, PartConfig* p) {
+Status ParsePart(const std::string& name, const nlohmann::json& obj, const std::string& src,
+                 const RequestSettings& defaults, PartConfig* p) {
   const PartDefinition* def = FindPartDefinition(name);
   if (!def)
     return Status::InvalidInput(src + ": parts." + name + ": unknown part" + DidYouMean(name, KnownPartNames()) +
                                 "; known parts: " + JoinNames(KnownPartNames()));
   p->name = name;
-  return ParsePartSettings(def->keys, obj, src, "parts." + name, &p->settings);
+  EVALRUN_RETURN_IF_ERROR(JsonFields::RequireObject(obj, src, "parts." + name));
+  p->request = defaults;
+  EVALRUN_RETURN_IF_ERROR(ParseRequestSettings(obj, src, "parts." + name, &p->request));
+  return ParsePartSettings(def->keys, obj, src, "parts." + name, &p->settings, RequestSettingKeys());
 }
 
 }  // namespace
@@ -190,19 +195,20 @@ Status ParseCard(std::string_view text, const std::string& source, Card* card) {
   const nlohmann::json* obj = nullptr;
   EVALRUN_RETURN_IF_ERROR(f.Object("server", &obj, true));
   EVALRUN_RETURN_IF_ERROR(ParseServer(*obj, source, &card->server));
-  EVALRUN_RETURN_IF_ERROR(f.Object("sampling", &obj));
-  if (obj) EVALRUN_RETURN_IF_ERROR(ParseSampling(*obj, source, &card->sampling));
-  EVALRUN_RETURN_IF_ERROR(f.Bool("thinking", &card->thinking));
+  f.Allow(RequestSettingKeys());
+  EVALRUN_RETURN_IF_ERROR(ParseRequestSettings(doc, source, "", &card->request));
   EVALRUN_RETURN_IF_ERROR(f.IntIn("max_failed", 0, JsonFields::kNoLimit, &card->max_failed));
   EVALRUN_RETURN_IF_ERROR(f.IntIn("repeat", 1, 2, &card->repeat));
   EVALRUN_RETURN_IF_ERROR(f.Object("load_sampling", &obj));
   if (obj) EVALRUN_RETURN_IF_ERROR(ParseLoadSampling(*obj, source, &card->load_sampling));
+  EVALRUN_RETURN_IF_ERROR(f.Object("scoring", &obj));
+  if (obj) EVALRUN_RETURN_IF_ERROR(ParseScoring(*obj, source, &card->scoring));
 
   EVALRUN_RETURN_IF_ERROR(f.Object("parts", &obj, true));
   if (obj->empty()) return f.Error("parts", "expected at least one part");
   for (auto it = obj->begin(); it != obj->end(); ++it) {
     PartConfig p;
-    EVALRUN_RETURN_IF_ERROR(ParsePart(it.key(), *it, source, &p));
+    EVALRUN_RETURN_IF_ERROR(ParsePart(it.key(), *it, source, card->request, &p));
     card->parts.push_back(std::move(p));
   }
   return f.Finish();

@@ -18,22 +18,17 @@
 
 #include "evals/base/status.h"
 #include "evals/run/card_keys.h"
+#include "evals/run/request_settings.h"
 #include "evals/server/server_config.h"
 
 namespace evalrun {
-
-struct SamplingConfig {
-  double temperature = 0.0;
-  int top_k = 1;
-  double top_p = 1.0;
-  int64_t seed = 42;
-};
 
 // One part of the card: its name and its settings, read through the keys
 // the part declares (evals/run/card_keys.h); the card parser rejects others.
 struct PartConfig {
   std::string name;
   PartSettings settings;
+  RequestSettings request;  // the card's top-level values, overridden by parts.<name>
 };
 
 struct LoadSamplingConfig {
@@ -50,6 +45,13 @@ struct HardwareConfig {
   std::string gpu_uuid;
 };
 
+// How the scoring stage runs (evals/run/scoring_stage.h): `scoring` in the
+// card. concurrency 0: one scorer, niced when the engine shares the machine.
+struct ScoringConfig {
+  int concurrency = 0;
+  std::optional<int> nice;  // unset: 10 when the server is on this machine, else 0
+};
+
 struct Card {
   std::string path;            // as given
   std::string dir;             // its folder (relative paths resolve here)
@@ -62,11 +64,11 @@ struct Card {
   nlohmann::json hardware_raw = nlohmann::json::object();
   HardwareConfig hardware;
   ServerConfig server;
-  SamplingConfig sampling;
-  bool thinking = false;
+  RequestSettings request;     // sampling, thinking, reasoning_budget, cache_prompt: the parts' defaults
   int max_failed = 0;          // failed requests tolerated before exit 3
   int repeat = 1;              // runs of every question part (2: an A/A pair, see evals/run/run_steps.h RunRepeat)
   LoadSamplingConfig load_sampling;
+  ScoringConfig scoring;
   std::vector<PartConfig> parts;  // in card order
 
   const PartConfig* FindPart(const std::string& name) const;

@@ -304,13 +304,14 @@ void PartSettings::Set(const std::string& key, SettingValue value) {
 }
 
 Status ParsePartSettings(const std::vector<CardKey>& keys, const nlohmann::json& obj, const std::string& source,
-                         const std::string& path, PartSettings* out) {
+                         const std::string& path, PartSettings* out, const std::vector<std::string>& also_known) {
   EVALRUN_RETURN_IF_ERROR(JsonFields::RequireObject(obj, source, path));
   *out = PartSettings(&keys);
   JsonFields f(obj, source, path);
   // Every key is a near miss for an unknown one, also those read only when present.
   std::vector<std::string> names;
   for (const CardKey& k : keys) names.push_back(k.name);
+  names.insert(names.end(), also_known.begin(), also_known.end());
   f.Allow(names);
   for (const CardKey& k : keys) {
     if (!f.Has(k.name)) continue;

@@ -113,8 +113,11 @@ class PartSettings {
 // Reads `obj` (the JSON of parts.<name>) against `keys`: every key checked,
 // an unknown one refused with a near miss among `keys`. `path` is
 // "parts.<name>"; messages start with "<source>: <path>.<key>: ".
+// `also_known`: keys read by someone else (the request settings every part
+// takes, evals/run/request_settings.h): not unknown, and near misses too.
 Status ParsePartSettings(const std::vector<CardKey>& keys, const nlohmann::json& obj, const std::string& source,
-                         const std::string& path, PartSettings* out);
+                         const std::string& path, PartSettings* out,
+                         const std::vector<std::string>& also_known = {});
 
 }  // namespace evalrun
 

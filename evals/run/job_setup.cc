@@ -55,6 +55,7 @@ Status ResolveParts(const Card& card, const std::vector<std::string>& asked, con
     r.name = n;
     r.def = FindPartDefinition(n);
     r.settings = card.FindPart(n)->settings;
+    r.request = card.FindPart(n)->request;
     if (r.def->question_set()) {
       r.part = r.def->make_part();
       job->parts.push_back(std::move(r));

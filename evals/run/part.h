@@ -39,6 +39,7 @@ namespace evalrun {
 struct PartContext {
   const Card* card = nullptr;
   const PartSettings* settings = nullptr;  // parts.<name>, read through the part's keys
+  const RequestSettings* request = nullptr;  // its sampling, thinking, budget, cache (null: the card's)
   std::string data_dir;
   Tokenizer* tokenizer = nullptr;   // the server's tokenizer (PartDefinition::needs_tokenizer); else null
   bool all_items = false;           // `score`: every item, ignoring the selection

@@ -14,6 +14,7 @@ PartContext ContextFor(const Job& job, const PartRun& r) {
   PartContext ctx;
   ctx.card = &job.card;
   ctx.settings = &r.settings;
+  ctx.request = &r.request;
   ctx.data_dir = job.data_dir;
   ctx.limit = job.limit;
   return ctx;
@@ -25,7 +26,7 @@ StepExit MakeTokenizer(const Job& job, const Server& server, const PartRun& r, s
                        FILE* err) {
   const Card& card = job.card;
   std::unique_ptr<Tokenizer> tok =
-      MakeServerTokenizer(MakeHttpTransport(server.origin, job.token), card.server, card.thinking);
+      MakeServerTokenizer(MakeHttpTransport(server.origin, job.token), card.server, r.request.thinking);
   int probe = 0;
   Status st = tok->Count("probe", &probe);
   if (!st.ok()) {

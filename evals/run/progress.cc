@@ -20,13 +20,15 @@ void Progress::Start() {
   });
 }
 
-void Progress::OnAnswer(double score, bool cut_off, bool failed) {
+void Progress::OnAnswered(bool failed) {
   std::lock_guard<std::mutex> l(mu_);
-  if (failed) {
-    ++failed_;
-    return;
-  }
-  ++done_;
+  if (failed) ++failed_;
+  else ++done_;
+}
+
+void Progress::OnScored(double score, bool cut_off) {
+  std::lock_guard<std::mutex> l(mu_);
+  ++scored_;
   score_sum_ += score;
   cut_ += cut_off;
 }
@@ -52,10 +54,12 @@ std::string Progress::Line() const {
                       std::to_string(pool_->endpoint(e).slots);
     per_endpoint += "]";
   }
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%s %d/%d | in flight %d/%d%s | %.2f answers/s | ETA %s | score %.1f%% | cut-off %d%s",
+  // Answers waiting for the scoring stage (slow scorers: code run in a sandbox).
+  const std::string scoring = scored_ < done_ ? " | scoring " + std::to_string(done_ - scored_) : "";
+  char buf[320];
+  std::snprintf(buf, sizeof buf, "%s %d/%d | in flight %d/%d%s | %.2f answers/s | ETA %s | score %.1f%% | cut-off %d%s%s",
                 part_.c_str(), done, total_, inflight, slots_, per_endpoint.size() < 120 ? per_endpoint.c_str() : "",
-                rate, eta, done_ ? 100.0 * score_sum_ / done_ : 0.0, cut_,
+                rate, eta, scored_ ? 100.0 * score_sum_ / scored_ : 0.0, cut_, scoring.c_str(),
                 failed_ ? (" | failed " + std::to_string(failed_)).c_str() : "");
   return buf;
 }

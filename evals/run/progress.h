@@ -28,8 +28,11 @@ class Progress {
   void ShowEndpoints(const RequestPool* pool) { pool_ = pool; }
 
   void Start();
-  // Thread-safe. `score` in [0,1] for this answer; `cut_off` when it hit its limit.
-  void OnAnswer(double score, bool cut_off, bool failed);
+  // Thread-safe. An answer on disk (or a request failed after its retries).
+  void OnAnswered(bool failed);
+  // Thread-safe. An answer scored (the scoring stage runs behind the pool):
+  // `score` in [0,1]; `cut_off` when it hit its limit.
+  void OnScored(double score, bool cut_off);
   // Prints the final line and stops the thread.
   void Finish();
 
@@ -48,7 +51,7 @@ class Progress {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
-  int done_ = 0, failed_ = 0, cut_ = 0;
+  int done_ = 0, failed_ = 0, cut_ = 0, scored_ = 0;
   double score_sum_ = 0;
   int last_decile_ = 0;
   std::thread thread_;

@@ -24,6 +24,7 @@ std::vector<SampleRecord> InItemOrder(const PartRun& r, std::vector<SampleRecord
 void AddPartKeys(const PartRun& r, nlohmann::json* result) {
   if (r.def->verdict) (*result)["kind"] = VerdictKindName(*r.def->verdict);
   (*result)["info"] = r.prepared.info;
+  (*result)["request"] = r.request.ToJson();
   if (!r.shard.is_null()) (*result)["shard"] = r.shard;
 }
 
@@ -42,9 +43,10 @@ Status WriteResults(const std::string& job_dir, const Card& card, const std::str
   res["model"] = card.model;
   res["engine"] = card.engine;
   res["hardware"] = card.hardware_raw;
-  res["sampling"] = {{"temperature", card.sampling.temperature}, {"top_k", card.sampling.top_k},
-                     {"top_p", card.sampling.top_p}, {"seed", card.sampling.seed}};
-  res["thinking"] = card.thinking;
+  res["sampling"] = {{"temperature", card.request.sampling.temperature}, {"top_k", card.request.sampling.top_k},
+                     {"top_p", card.request.sampling.top_p}, {"seed", card.request.sampling.seed}};
+  res["thinking"] = card.request.thinking;  // the card's default; each part's own: parts.<name>.request
+  res["cache_prompt"] = card.request.cache_prompt;
   if (!res.contains("parts") || !res["parts"].is_object()) res["parts"] = nlohmann::json::object();
   for (auto& [k, v] : parts_done.items()) res["parts"][k] = v;
   for (auto& [k, v] : extra.items()) res[k] = v;

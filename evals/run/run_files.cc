@@ -41,13 +41,16 @@ Status WriteFileAtomically(const std::string& path, const std::string& text) {
   if (!st.ok()) return st;
   if (::rename(tmp.c_str(), path.c_str()) != 0)
     return Status::IoError(path + ": rename from .tmp failed: " + Errno());
-  std::string dir = std::filesystem::path(path).parent_path().string();
+  SyncDirectory(std::filesystem::path(path).parent_path().string());
+  return Status::Ok();
+}
+
+void SyncDirectory(const std::string& dir) {
   int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
   }
-  return Status::Ok();
 }
 
 JsonlAppender::~JsonlAppender() { Close(); }

@@ -17,6 +17,8 @@ namespace evalrun {
 // Writes `text` to `path` through "<path>.tmp" + fsync + rename + fsync of
 // the folder.
 Status WriteFileAtomically(const std::string& path, const std::string& text);
+// fsync of a folder (a rename or unlink in it made durable); best effort.
+void SyncDirectory(const std::string& dir);
 
 // Appends JSON lines to one file, each whole with one write(2). Write
 // leaves the line to the page cache (a killed process loses nothing; a

@@ -106,8 +106,8 @@ ProcedureEnv EnvFor(const Job& job, const PartRun& r, Server* server, GpuReader*
       return g.mem_used_mib;
     };
   }
-  env.make_tokenizer = [&card](std::unique_ptr<HttpTransport> t) {
-    return MakeServerTokenizer(std::move(t), card.server, card.thinking);
+  env.make_tokenizer = [&card, &r](std::unique_ptr<HttpTransport> t) {
+    return MakeServerTokenizer(std::move(t), card.server, r.request.thinking);
   };
   env.log = [err](const std::string& l) { std::fprintf(err, "evalrun: %s\n", l.c_str()); };
   return env;

@@ -87,7 +87,31 @@ StepExit CheckResume(const Job& job, const nlohmann::json& run_key, nlohmann::js
   return std::nullopt;
 }
 
-// One part's samples.jsonl, each line through the part's codec.
+// The answers the journal holds and samples.jsonl lacks (a run stopped
+// before it scored them), once each, for items of this selection.
+StepExit ReadJournal(PartRun* r, FILE* err) {
+  std::vector<UnscoredAnswer> journal;
+  bool torn = false;
+  Status st = LoadAnswerJournal(r->dir, &journal, &torn);
+  if (!st.ok())
+    return Stop(err, Status::InvalidInput(st.message() + "; repair or delete that line, or start another --job"),
+                kExitBadInput);
+  if (torn)
+    std::fprintf(err, "evalrun: %s: dropped a torn last line of %s (a crash mid-write); that question is asked "
+                 "again\n", r->name.c_str(), kAnswerJournal);
+  std::set<std::string> have;
+  for (const SampleRecord& rec : r->answered) have.insert(rec.id);
+  r->journaled.clear();
+  for (UnscoredAnswer& a : journal) {
+    auto it = r->index_by_id.find(a.record.id);
+    if (it == r->index_by_id.end() || !have.insert(a.record.id).second) continue;
+    r->journaled.emplace_back(static_cast<size_t>(it->second), std::move(a));
+  }
+  return std::nullopt;
+}
+
+// One part's samples.jsonl, each line through the part's codec, and its
+// answer journal.
 StepExit ReadAnswered(PartRun* r, FILE* err) {
   SampleFileContents file;
   const std::string path = r->dir + "/samples.jsonl";
@@ -105,7 +129,7 @@ StepExit ReadAnswered(PartRun* r, FILE* err) {
                   kExitBadInput);
     r->answered.push_back(std::move(rec));
   }
-  return std::nullopt;
+  return ReadJournal(r, err);
 }
 
 }  // namespace
@@ -125,6 +149,12 @@ StepExit OpenRun(Job* job, const Server& server, FILE* err) {
     run_json["started_utc"] = UtcNow();
   }
   run_json["run_key"] = run_key;
+  // Each part's effective request settings (the card's defaults with the
+  // part's own keys over them).
+  nlohmann::json requests = nlohmann::json::object();
+  for (const auto* list : {&job->parts, &job->procedures})
+    for (const PartRun& r : *list) requests[r.name] = r.request.ToJson();
+  run_json["part_requests"] = requests;
   run_json["server"] = server.props.ToJson();
   run_json["server"]["base_url"] = card.server.base_url;
   run_json["slots"] = server.slots;
@@ -163,15 +193,19 @@ StepExit LoadAnswered(Job* job, FILE* err) {
       return std::to_string(done.size()) + " of " + std::to_string(r.prepared.items.size());
     };
     done_summary += (done_summary.empty() ? "" : ", ") + r.name + " " + count(r.answered);
+    if (!r.journaled.empty()) done_summary += " (+" + std::to_string(r.journaled.size()) + " answered, not scored)";
     if (job->repeat >= 2) {
       // The second repeat's records, read the same way from its own folder.
       const std::string dir = r.dir;
       r.dir = RepeatDir(*job) + "/" + r.name;
       std::vector<SampleRecord> first = std::move(r.answered);
+      auto first_journaled = std::move(r.journaled);
       r.answered.clear();
       StepExit e = ReadAnswered(&r, err);
       r.answered_repeat = std::move(r.answered);
+      r.journaled_repeat = std::move(r.journaled);
       r.answered = std::move(first);
+      r.journaled = std::move(first_journaled);
       r.dir = dir;
       if (e) return e;
       done_summary += " (repeat 2: " + count(r.answered_repeat) + ")";

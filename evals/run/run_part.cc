@@ -15,25 +15,18 @@
 #include "evals/run/results.h"
 #include "evals/run/run_files.h"
 #include "evals/run/run_steps.h"
+#include "evals/run/scoring_stage.h"
+#include "evals/server/base_url.h"
 
 namespace evalrun::run_internal {
 namespace {
 
-// The method's fixed rules, applied to every request: the card's sampling
-// (greedy by default) and the thinking switch.
-Prompt WithCardSampling(Prompt p, const Card& card) {
-  p.params.temperature = card.sampling.temperature;
-  p.params.top_k = card.sampling.top_k;
-  p.params.top_p = card.sampling.top_p;
-  p.params.seed = card.sampling.seed;
-  p.params.enable_thinking = card.thinking;
-  return p;
-}
 
-// The items not answered yet, in item order.
+// The items not answered yet (neither scored nor journaled), in item order.
 std::vector<size_t> Unanswered(const PartRun& r) {
   std::set<std::string> answered;
   for (const auto& rec : r.answered) answered.insert(rec.id);
+  for (const auto& [i, a] : r.journaled) answered.insert(r.prepared.items[i].id);
   std::vector<size_t> order;
   for (size_t i = 0; i < r.prepared.items.size(); ++i)
     if (!answered.count(r.prepared.items[i].id)) order.push_back(i);
@@ -74,6 +67,13 @@ PoolOptions AdmissionOptions(const PartRun& r, const RunServices& s, size_t aske
   }
   o.note = [&s, &r](const std::string& line) { std::fprintf(s.err, "\nevalrun: %s: %s\n", r.name.c_str(), line.c_str()); };
   return o;
+}
+
+// The card's `scoring`: niced by default when the engine shares the machine.
+ScoringOptions ScoringFor(const RunServices& s) {
+  const Card& card = s.job->card;
+  const bool local = s.job->managed || IsLoopbackUrl(card.server.base_url);
+  return ScoringOptionsFor(card.scoring.concurrency, card.scoring.nice ? &*card.scoring.nice : nullptr, local);
 }
 
 nlohmann::json AdmissionJson(const KvCapacity& kv, bool admission, const RequestPool& pool) {
@@ -137,11 +137,11 @@ StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out) {
   Status st = MakeDirectories(r->dir);
   if (!st.ok()) return Stop(s.err, st, kExitBadInput);
   const std::vector<size_t> order = Unanswered(*r);
-  const Card& card = s.job->card;
-  // Each prompt is made whole (read back from the spool) only when sent.
-  const PromptSource prompts = [r, &card](size_t i, Prompt* p) {
+  // Each prompt is made whole (read back from the spool) only when sent,
+  // with the part's own request settings.
+  const PromptSource prompts = [r](size_t i, Prompt* p) {
     EVALRUN_RETURN_IF_ERROR(LoadItemPrompt(r->prepared, r->prepared.items[i], p));
-    *p = WithCardSampling(std::move(*p), card);
+    r->request.ApplyTo(&p->params);
     return Status::Ok();
   };
   std::vector<bool> admission;
@@ -152,7 +152,7 @@ StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out) {
   Progress progress(r->name, total, total - static_cast<int>(order.size()), s.server->slots, &pool.stats(), s.err,
                     s.tty);
   if (s.endpoints.size() > 1) progress.ShowEndpoints(&pool);
-  AnswerWriter writer(*r->part, r->prepared, &progress, s.cancel, std::move(r->answered));
+  AnswerWriter writer(*r->part, r->prepared, &progress, s.cancel, std::move(r->answered), ScoringFor(s));
   if (s.endpoints.size() > 1) {
     std::vector<std::string> names;
     for (const auto& es : s.endpoints) names.push_back(es.name);
@@ -160,10 +160,16 @@ StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out) {
   }
   st = writer.Open(r->dir);
   if (!st.ok()) return Stop(s.err, st, kExitBadInput);
+  if (!r->journaled.empty())
+    std::fprintf(s.err, "evalrun: %s: scoring %zu answers an earlier run journaled but did not score\n",
+                 r->name.c_str(), r->journaled.size());
+  writer.ScoreJournaled(std::move(r->journaled));
+  r->journaled.clear();
   progress.Start();
   pool.Run(
       r->prepared.items.size(), prompts, order, [&](size_t i, const CallResult& res) { writer.OnAnswer(i, res); },
       s.cancel, s.pause, [&] { writer.OnBatchEnd(); });
+  writer.Finish(s.err);
   progress.Finish();
   if (!writer.error().ok()) return Stop(s.err, writer.error(), kExitIncomplete);
   if (writer.too_long() > 0)

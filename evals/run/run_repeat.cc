@@ -20,6 +20,7 @@ StepExit RunRepeat(PartRun* r, const RunServices& s, PartOutcome* first) {
   r->dir = RepeatDir(job) + "/" + name;
   r->name = name + " (repeat 2)";  // progress and messages only
   r->answered = std::move(r->answered_repeat);
+  r->journaled = std::move(r->journaled_repeat);
   PartOutcome second;
   StepExit e = RunQuestionPart(r, s, &second);
   r->dir = dir;

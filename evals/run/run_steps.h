@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evals/base/cancel.h"
+#include "evals/run/answer_journal.h"
 #include "evals/run/card.h"
 #include "evals/run/job_dir.h"
 #include "evals/run/part.h"
@@ -54,6 +55,7 @@ struct PartRun {
   std::string name;
   const PartDefinition* def = nullptr;
   PartSettings settings;                  // the card's, narrowed by Part::FitToContext
+  RequestSettings request;                // what every request of the part is sent with
   std::unique_ptr<Part> part;             // a question set, or
   std::unique_ptr<ProcedurePart> procedure;
   PreparedPart prepared;
@@ -61,12 +63,16 @@ struct PartRun {
   ContextFit context;                     // what FitToContext left out
   std::string dir;                        // <job>/<name>
   std::vector<SampleRecord> answered;     // read back from samples.jsonl on resume
+  // Answers the journal (answers.jsonl) holds and samples.jsonl lacks: an
+  // earlier run was stopped before it scored them. By item index.
+  std::vector<std::pair<size_t, UnscoredAnswer>> journaled;
   // --shard: every id of the selection before it was narrowed to this
   // shard's, in item order (empty when not sharded), and the part's "shard"
   // object of results.json ({index, count, selected}; null when not sharded).
   std::vector<std::string> selected;
   nlohmann::json shard;
   std::vector<SampleRecord> answered_repeat;  // the same from <job>/repeat-2/<name> (repeat 2)
+  std::vector<std::pair<size_t, UnscoredAnswer>> journaled_repeat;
 };
 
 struct Job {

@@ -161,7 +161,7 @@ Status LineReader::Strings(const std::string& key, std::vector<std::string>* out
 
 }  // namespace codec_internal
 
-json EncodeSample(const SampleRecord& r) {
+json EncodeAnswerFields(const SampleRecord& r) {
   json s;
   s["id"] = r.id;
   s["category"] = r.category;
@@ -177,8 +177,6 @@ json EncodeSample(const SampleRecord& r) {
   if (r.attempts) s["attempts"] = *r.attempts;
   if (!r.endpoint.empty()) s["endpoint"] = r.endpoint;
   s["timings"] = TimingsJson(r.timings);
-  for (const ItemField& f : r.fields) s[f.name] = FieldJson(f.value);
-  CodecFor(KindOf(r.verdict)).Encode(r.verdict, &s);
   if (r.too_long.refused) {
     s["too_long"] = true;
     s["error"] = r.too_long.error;
@@ -186,6 +184,19 @@ json EncodeSample(const SampleRecord& r) {
     if (r.too_long.server_n_ctx >= 0) s["server_n_ctx"] = r.too_long.server_n_ctx;
   }
   return s;
+}
+
+json EncodeSample(const SampleRecord& r) {
+  json s = EncodeAnswerFields(r);
+  for (const ItemField& f : r.fields) s[f.name] = FieldJson(f.value);
+  CodecFor(KindOf(r.verdict)).Encode(r.verdict, &s);
+  return s;
+}
+
+Status DecodeAnswerFields(const json& line, const std::string& where, SampleRecord* out) {
+  *out = SampleRecord();
+  if (!line.is_object()) return Status::InvalidInput(where + ": expected a JSON object");
+  return DecodeCommon(line, LineReader(line, where), out);
 }
 
 Status DecodeSample(VerdictKind kind, const json& line, const std::string& where, SampleRecord* out) {

@@ -38,6 +38,12 @@ namespace evalrun {
 // The line of `r` (its verdict's codec by the verdict's kind).
 nlohmann::json EncodeSample(const SampleRecord& r);
 
+// The common fields alone (no item fields, no verdict): what the answer
+// journal (evals/run/answer_journal.h) keeps of an answer not yet scored,
+// and its reader (InvalidInput names where and the field).
+nlohmann::json EncodeAnswerFields(const SampleRecord& r);
+Status DecodeAnswerFields(const nlohmann::json& line, const std::string& where, SampleRecord* out);
+
 // Reads `line` as a sample of `kind`. `where` names it in messages
 // ("<path>:<line number>"). InvalidInput names where and the field.
 Status DecodeSample(VerdictKind kind, const nlohmann::json& line, const std::string& where, SampleRecord* out);

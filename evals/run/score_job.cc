@@ -8,10 +8,12 @@
 #include "evals/base/exit_codes.h"
 #include "evals/base/json_fields.h"
 #include "evals/base/jsonl.h"
+#include "evals/run/answer_writer.h"
 #include "evals/run/results.h"
 #include "evals/run/run_files.h"
 #include "evals/run/run_steps.h"
 #include "evals/run/sample_codec.h"
+#include "evals/run/scoring_stage.h"
 #include "evals/run/utc_now.h"
 
 namespace evalrun {
@@ -44,8 +46,8 @@ StepExit PrepareScoredPart(const ScoreOptions& opts, Job* job, FILE* err) {
   return std::nullopt;
 }
 
-// One line of the responses file as a scored record of its item.
-Status ScoreLine(const PartRun& r, const std::string& where, const nlohmann::json& j, int* index, SampleRecord* rec) {
+// One line of the responses file as an answer to its item, not yet scored.
+Status ReadLine(const PartRun& r, const std::string& where, const nlohmann::json& j, int* index, UnscoredAnswer* out) {
   if (!j.is_object()) return Status::InvalidInput(where + ": expected a JSON object");
   std::string why;
   const int idx = r.part->FindItem(j, r.index_by_id, &why);
@@ -62,30 +64,39 @@ Status ScoreLine(const PartRun& r, const std::string& where, const nlohmann::jso
   res.completion.content = j["response"].get<std::string>();
   res.completion.finish_reason = j.value("finish_reason", std::string("stop"));
   res.completion.reasoning = j.value("reasoning", std::string());
-  const Item& item = r.prepared.items[idx];
-  *rec = NewRecord(item, res);
-  rec->latency_ms.reset();  // nothing was measured
-  rec->attempts.reset();
-  rec->verdict = r.part->Score(item, res.completion);
+  out->record = NewRecord(r.prepared.items[idx], res);
+  out->record.latency_ms.reset();  // nothing was measured
+  out->record.attempts.reset();
+  out->completion = std::move(res.completion);
   *index = idx;
   return Status::Ok();
 }
 
-// Every response scored, by item (a second line for an item replaces the first).
-StepExit ScoreResponses(const ScoreOptions& opts, const PartRun& r, std::vector<SampleRecord>* scored, FILE* err) {
+// Every response scored by the scoring stage (the card's `scoring`, as a
+// live run scores), by item (a second line for an item replaces the first).
+StepExit ScoreResponses(const ScoreOptions& opts, const Job& job, const PartRun& r, std::vector<SampleRecord>* scored,
+                        FILE* err) {
   std::string text;
   Status st = ReadFileToString(opts.responses_path, &text);
   if (!st.ok()) return Stop(err, st, kExitBadInput);
-  std::map<int, SampleRecord> by_index;
+  std::map<int, UnscoredAnswer> by_index;
   st = ParseJsonl(text, opts.responses_path, [&](int line, const nlohmann::json& j) {
     int idx = -1;
-    SampleRecord rec;
-    EVALRUN_RETURN_IF_ERROR(ScoreLine(r, opts.responses_path + ":" + std::to_string(line), j, &idx, &rec));
-    by_index[idx] = std::move(rec);
+    UnscoredAnswer a;
+    EVALRUN_RETURN_IF_ERROR(ReadLine(r, opts.responses_path + ":" + std::to_string(line), j, &idx, &a));
+    by_index[idx] = std::move(a);
     return Status::Ok();
   });
   if (!st.ok()) return Stop(err, st, kExitBadInput);
-  for (auto& [i, rec] : by_index) scored->push_back(std::move(rec));
+  std::map<size_t, SampleRecord> done;
+  const ScoringConfig& sc = job.card.scoring;
+  ScoringStage stage(
+      ScoringOptionsFor(sc.concurrency, sc.nice ? &*sc.nice : nullptr, false),
+      [&r](size_t i, UnscoredAnswer a) { return ScoreAnswer(*r.part, r.prepared.items[i], std::move(a)); },
+      [&done](size_t i, SampleRecord rec) { done[i] = std::move(rec); }, nullptr);
+  for (auto& [i, a] : by_index) stage.Submit(static_cast<size_t>(i), std::move(a));
+  stage.Wait();
+  for (auto& [i, rec] : done) scored->push_back(std::move(rec));
   return std::nullopt;
 }
 
@@ -98,7 +109,7 @@ int ScoreJob(const ScoreOptions& opts, FILE* out, FILE* err) {
   if (StepExit e = PrepareScoredPart(opts, &job, err)) return *e;
   PartRun& r = job.parts[0];
   std::vector<SampleRecord> scored;
-  if (StepExit e = ScoreResponses(opts, r, &scored, err)) return *e;
+  if (StepExit e = ScoreResponses(opts, job, r, &scored, err)) return *e;
 
   const std::string name = opts.job.empty() ? DefaultJobName(job.card.name + "-score") : opts.job;
   const std::string job_dir = opts.out_dir + "/" + name;

@@ -54,4 +54,17 @@ Status CheckBaseUrl(const std::string& url, std::string* normalized) {
   return Status::Ok();
 }
 
+bool IsLoopbackUrl(const std::string& url) {
+  const size_t scheme = url.find("://");
+  size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+  std::string host;
+  if (start < url.size() && url[start] == '[') {
+    const size_t close = url.find(']', start);
+    host = url.substr(start + 1, close == std::string::npos ? std::string::npos : close - start - 1);
+  } else {
+    host = url.substr(start, url.find_first_of(":/", start) - start);
+  }
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
 }  // namespace evalrun

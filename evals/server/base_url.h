@@ -19,6 +19,10 @@ namespace evalrun {
 // server.base_url: " or "--base-url: ").
 Status CheckBaseUrl(const std::string& url, std::string* normalized);
 
+// Whether the URL's host is this machine by name or address (localhost,
+// 127.0.0.0/8, [::1]): the server then shares the machine with evalrun.
+bool IsLoopbackUrl(const std::string& url);
+
 }  // namespace evalrun
 
 #endif  // EVALRUN_EVALS_SERVER_BASE_URL_H_

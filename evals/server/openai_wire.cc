@@ -17,6 +17,8 @@ std::string ChatRequestBody(const Prompt& prompt, const std::string& model) {
   if (p.top_p) j["top_p"] = *p.top_p;
   if (p.seed) j["seed"] = *p.seed;
   if (p.enable_thinking) j["chat_template_kwargs"] = {{"enable_thinking", *p.enable_thinking}};
+  if (p.reasoning_budget) j["reasoning_budget_tokens"] = *p.reasoning_budget;
+  if (p.cache_prompt) j["cache_prompt"] = *p.cache_prompt;
   j["stream"] = false;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -23,6 +23,12 @@ struct GenParams {
   std::optional<double> top_p;
   std::optional<int64_t> seed;
   std::optional<bool> enable_thinking;  // chat_template_kwargs.enable_thinking
+  // reasoning_budget_tokens: llama-server (b10470) ends the reasoning after
+  // this many tokens (per request; -1 there is unlimited).
+  std::optional<int> reasoning_budget;
+  // llama-server's cache_prompt (its default is true: reuse the KV of an
+  // earlier request's common prefix).
+  std::optional<bool> cache_prompt;
 };
 
 // A raw completion asking for the next token's logprobs (the probe part,

@@ -1,0 +1,147 @@
+// The client section: evalrun against a real llama-server next to a plain
+// Python client sending the same requests (issue 25's measurement).
+//
+// llama-server (EVALRUN_LLAMA_SERVER) serves stories260K.gguf with 4 slots,
+// -t 1, chatml. First the request bodies are recorded: the real evalrun
+// binary runs --requests MMLU-Pro letter prompts (max_tokens 8) against the
+// in-process fake server, which keeps every body as sent. Then, two rounds
+// each, best of two: the real evalrun binary runs the same card against
+// llama-server, and a Python thread pool of 4 (one kept-alive http.client
+// connection per thread, the bodies as evalrun sent them) asks them too.
+// Whole-process CPU per request (wait4 rusage / requests) and wall time are
+// compared. Targets: evalrun's CPU per request <= 0.3x the Python client's;
+// its wall time within 2 % of it (the server is the bottleneck for both).
+//
+// Not in the default sections: it needs a llama-server binary.
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/bench.h"
+#include "tests/real/llama_server.h"
+#include "tests/support/fake_server.h"
+#include "tests/support/run_binary.h"
+
+namespace evalrun::bench {
+namespace {
+
+using evalrun::testing::FakeServer;
+
+// Sends every line of BODIES to URL from a pool of 4 threads, one kept-alive
+// connection each; exits 1 when a reply is not 200.
+constexpr const char* kPythonClient = R"(import http.client, json, sys, threading, urllib.parse
+from concurrent.futures import ThreadPoolExecutor
+url = urllib.parse.urlparse(sys.argv[1])
+bodies = [l.encode() for l in open(sys.argv[2], encoding="utf-8") if l.strip()]
+local = threading.local()
+def send(body):
+    c = getattr(local, "c", None)
+    if c is None:
+        c = local.c = http.client.HTTPConnection(url.hostname, url.port, timeout=600)
+    c.request("POST", url.path, body=body, headers={"Content-Type": "application/json"})
+    r = c.getresponse()
+    data = r.read()
+    if r.status != 200:
+        raise SystemExit("HTTP %d: %s" % (r.status, data[:200]))
+    return json.loads(data)["choices"][0]["message"]["content"]
+with ThreadPoolExecutor(4) as pool:
+    answers = list(pool.map(send, bodies))
+print(len(answers))
+)";
+
+std::string Card(const std::string& base_url, int questions) {
+  return R"({
+  "name": "bench-client",
+  "model": {"name": "stories260K"},
+  "server": {"base_url": ")" + base_url + R"(", "slots": 4, "ready_timeout_s": 60},
+  "parts": {"mmlupro": {"questions": )" + std::to_string(questions) + R"(, "max_tokens": 8}}
+}
+)";
+}
+
+// The bodies evalrun sends for the card, as the fake server received them.
+bool RecordBodies(const BenchOptions& o, int questions, std::string* jsonl) {
+  FakeServer fake({.slots = 4, .n_ctx = 1 << 20});
+  if (!fake.Start()) return false;
+  fake.SetResponder([](const nlohmann::json&) { return testing::FakeReply{"A", "", "stop"}; });
+  const std::string card = o.work_dir + "/client-record.json";
+  testing::WriteFile(card, Card(fake.base_url(), questions));
+  ChildProcess child;
+  if (!child.Start({o.evalrun_binary, "--card", card, "--out", o.work_dir + "/runs", "--job", "record",
+                    "--data-dir", o.data_dir},
+                   o.work_dir, "client-record"))
+    return false;
+  ChildRun run = child.Wait(600);
+  if (run.exit_code != 0) {
+    std::fprintf(stderr, "bench: client: recording: exit %d\n%s\n", run.exit_code, FileTail(run.err_path).c_str());
+    return false;
+  }
+  for (const nlohmann::json& b : fake.requests()) *jsonl += b.dump() + "\n";
+  return static_cast<int>(fake.requests().size()) == questions;
+}
+
+bool Measure(const std::vector<std::string>& argv, const BenchOptions& o, const std::string& tag, ChildRun* out) {
+  ChildProcess child;
+  if (!child.Start(argv, o.work_dir, tag)) return false;
+  *out = child.Wait(1800);
+  if (out->exit_code != 0)
+    std::fprintf(stderr, "bench: client: %s: exit %d\n%s\n", tag.c_str(), out->exit_code,
+                 FileTail(out->err_path).c_str());
+  return out->exit_code == 0;
+}
+
+}  // namespace
+
+bool RunClientSection(const BenchOptions& o, std::vector<Figure>* out) {
+  const std::string sec = "client";
+  const int n = o.requests;
+  if (testing::LlamaServerBinary().empty()) {
+    out->push_back({sec, "evalrun vs a Python client on llama-server", "EVALRUN_LLAMA_SERVER not set", "",
+                    Verdict::kMiss});
+    return false;
+  }
+  std::string bodies;
+  if (!RecordBodies(o, n, &bodies)) return false;
+  const std::string bodies_path = o.work_dir + "/client-bodies.jsonl", py = o.work_dir + "/client.py";
+  testing::WriteFile(bodies_path, bodies);
+  testing::WriteFile(py, kPythonClient);
+  testing::LlamaServerArgs args;
+  args.model = "stories260K.gguf";
+  args.parallel = 4;
+  args.ctx = 4 * 8192;
+  args.metrics = false;
+  testing::LlamaServer server(args);
+  std::string err;
+  if (!server.Start(o.work_dir + "/llama-server.log", &err)) {
+    std::fprintf(stderr, "bench: client: llama-server: %s\n", err.c_str());
+    return false;
+  }
+  const std::string card = o.work_dir + "/client-real.json";
+  testing::WriteFile(card, Card(server.base_url(), n));
+  double best_e_cpu = 1e18, best_e_wall = 1e18, best_p_cpu = 1e18, best_p_wall = 1e18;
+  for (int round = 1; round <= 2; ++round) {
+    ChildRun e, p;
+    const std::string job = "real-" + std::to_string(round);
+    if (!Measure({o.evalrun_binary, "--card", card, "--out", o.work_dir + "/runs", "--job", job, "--data-dir",
+                  o.data_dir},
+                 o, "client-" + job, &e) ||
+        !Measure({"python3", py, server.base_url() + "/chat/completions", bodies_path}, o,
+                 "client-python-" + std::to_string(round), &p))
+      return false;
+    best_e_cpu = std::min(best_e_cpu, e.cpu_s()), best_e_wall = std::min(best_e_wall, e.wall_s());
+    best_p_cpu = std::min(best_p_cpu, p.cpu_s()), best_p_wall = std::min(best_p_wall, p.wall_s());
+  }
+  const double e_ms = best_e_cpu / n * 1e3, p_ms = best_p_cpu / n * 1e3;
+  const double cpu_ratio = e_ms / p_ms, wall_ratio = best_e_wall / best_p_wall;
+  out->push_back({sec, Fmt("evalrun CPU per request (%d MMLU-Pro, 4 slots, best of 2)", n), Fmt("%.3f ms", e_ms), "",
+                  Verdict::kInfo});
+  out->push_back({sec, "Python client CPU per request (same bodies, best of 2)", Fmt("%.3f ms", p_ms), "",
+                  Verdict::kInfo});
+  out->push_back({sec, "CPU per request, evalrun / Python", Fmt("%.2fx", cpu_ratio), "<= 0.30x",
+                  cpu_ratio <= 0.30 ? Verdict::kPass : Verdict::kMiss});
+  out->push_back({sec, Fmt("wall time, evalrun %.2f s / Python %.2f s", best_e_wall, best_p_wall),
+                  Fmt("%.3f", wall_ratio), "<= 1.02", wall_ratio <= 1.02 ? Verdict::kPass : Verdict::kMiss});
+  return true;
+}
+
+}  // namespace evalrun::bench

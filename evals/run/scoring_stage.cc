@@ -1,0 +1,110 @@
+#include "evals/run/scoring_stage.h"
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
+
+#include "evals/base/thread_name.h"
+
+namespace evalrun {
+namespace {
+
+// Sets the nice value of each worker thread as it enters the arena (Linux
+// nice is per thread), and names it for `top -H`.
+class NiceObserver : public tbb::task_scheduler_observer {
+ public:
+  NiceObserver(tbb::task_arena& arena, int nice) : tbb::task_scheduler_observer(arena), nice_(nice) { observe(true); }
+  ~NiceObserver() override { observe(false); }
+  void on_scheduler_entry(bool worker) override {
+    if (!worker) return;
+    NameThisThread("evalrun-score");
+    if (nice_ > 0) setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice_);
+  }
+
+ private:
+  int nice_;
+};
+
+}  // namespace
+
+struct ScoringStage::Arena {
+  explicit Arena(const ScoringOptions& o)
+      // The process-wide worker pool must hold the arena's threads (oneTBB
+      // sizes it to the cores minus one by default).
+      : workers(tbb::global_control::max_allowed_parallelism,
+                std::max<size_t>(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
+                                 static_cast<size_t>(o.concurrency) + 1)),
+        arena(o.concurrency, /*reserved_for_masters=*/0),
+        observer(arena, o.nice) {}
+  tbb::global_control workers;
+  tbb::task_arena arena;
+  NiceObserver observer;
+};
+
+ScoringOptions ScoringOptionsFor(int concurrency, const int* nice, bool local) {
+  ScoringOptions o;
+  o.concurrency = std::max(1, concurrency);
+  o.nice = nice ? *nice : (local ? 10 : 0);
+  return o;
+}
+
+struct ScoringStage::Shared {
+  ScoreFn score;
+  SinkFn sink;
+  const CancelToken* cancel = nullptr;
+  std::mutex sink_mu, done_mu;
+  std::condition_variable done_cv;
+  std::atomic<int> submitted{0}, sunk{0}, skipped{0};
+
+  int backlog() const { return submitted.load() - sunk.load() - skipped.load(); }
+  void ScoreOne(size_t index, UnscoredAnswer answer) {
+    if (cancel && cancel->cancelled()) {
+      ++skipped;
+    } else {
+      SampleRecord rec = score(index, std::move(answer));
+      std::lock_guard<std::mutex> l(sink_mu);
+      ++sunk;  // before the sink, so that it sees its own answer out of the backlog
+      sink(index, std::move(rec));
+    }
+    std::lock_guard<std::mutex> l(done_mu);
+    done_cv.notify_all();
+  }
+};
+
+ScoringStage::ScoringStage(ScoringOptions options, ScoreFn score, SinkFn sink, const CancelToken* cancel)
+    : shared_(std::make_shared<Shared>()) {
+  shared_->score = std::move(score);
+  shared_->sink = std::move(sink);
+  shared_->cancel = cancel;
+  options.concurrency = std::max(1, options.concurrency);
+  arena_ = std::make_unique<Arena>(options);
+}
+
+ScoringStage::~ScoringStage() { Wait(); }
+
+int ScoringStage::submitted() const { return shared_->submitted.load(); }
+int ScoringStage::sunk() const { return shared_->sunk.load(); }
+int ScoringStage::backlog() const { return shared_->backlog(); }
+
+void ScoringStage::Submit(size_t index, UnscoredAnswer answer) {
+  ++shared_->submitted;
+  // enqueue, not execute: the caller (the pool's writer) never enters the
+  // arena, so it never waits for a free scoring thread. Each task holds the
+  // shared state, so its last unlock never outlives what it unlocks.
+  // (oneTBB calls the functor as const: the answer travels by pointer.)
+  auto a = std::make_shared<UnscoredAnswer>(std::move(answer));
+  arena_->arena.enqueue([s = shared_, index, a] { s->ScoreOne(index, std::move(*a)); });
+}
+
+void ScoringStage::Wait() {
+  std::unique_lock<std::mutex> l(shared_->done_mu);
+  shared_->done_cv.wait(l, [this] { return shared_->backlog() == 0; });
+}
+
+}  // namespace evalrun

@@ -1,0 +1,79 @@
+// The scoring stage: answers are scored here, off the request pool's path,
+// after they are on disk. A scorer may take seconds and run programs (code
+// in a sandbox); the pool never waits for it, and the server stays as busy
+// as with an instant scorer.
+//
+// Built on oneTBB: a task_arena of `concurrency` threads (none reserved for
+// the caller) that Submit enqueues into; its worker threads run at `nice` (an
+// observer sets it as a worker enters the arena), so on a machine the
+// engine shares, scoring takes only what the engine leaves.
+//
+//   ScoringStage stage(options, score, sink, cancel);
+//   stage.Submit(i, std::move(unscored));  // returns at once
+//   ...
+//   stage.Wait();                          // every submitted answer sunk
+//
+// `score` runs on the stage's threads, several at once (it must be safe to
+// call concurrently; Part::Score is); `sink` gets each result one at a time
+// (the stage serialises it), in the order scoring finished. Once `cancel`
+// is cancelled, answers not yet started are skipped (they are journaled:
+// resume scores them); the running ones finish.
+//
+// Thread-safety: Submit may be called from any one thread at a time; Wait
+// from the thread that owns the stage; the destructor waits.
+#ifndef EVALRUN_EVALS_RUN_SCORING_STAGE_H_
+#define EVALRUN_EVALS_RUN_SCORING_STAGE_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+#include "evals/base/cancel.h"
+#include "evals/run/answer_journal.h"
+#include "evals/run/sample_record.h"
+#include "evals/server/types.h"
+
+namespace evalrun {
+
+struct ScoringOptions {
+  int concurrency = 1;  // threads that score at once (>= 1)
+  int nice = 0;         // their nice value (0..19)
+};
+
+// The card's `scoring` as options: concurrency 0 is 1; nice unset is 10
+// when the server runs on this machine (`local`), else 0.
+ScoringOptions ScoringOptionsFor(int concurrency, const int* nice, bool local);
+
+class ScoringStage {
+ public:
+  using ScoreFn = std::function<SampleRecord(size_t index, UnscoredAnswer answer)>;
+  using SinkFn = std::function<void(size_t index, SampleRecord scored)>;
+
+  // `cancel` may be null; it must outlive the stage.
+  ScoringStage(ScoringOptions options, ScoreFn score, SinkFn sink, const CancelToken* cancel);
+  ~ScoringStage();
+  ScoringStage(const ScoringStage&) = delete;
+  ScoringStage& operator=(const ScoringStage&) = delete;
+
+  void Submit(size_t index, UnscoredAnswer answer);
+  // Returns when every submitted answer is sunk or skipped (cancelled).
+  void Wait();
+
+  int submitted() const;
+  int sunk() const;
+  // Submitted, not yet sunk nor skipped: the sink may sync when this is 0.
+  int backlog() const;
+
+ private:
+  struct Shared;  // what the tasks share with the stage (kept alive by them)
+  struct Arena;   // the oneTBB arena and its observer
+  std::shared_ptr<Shared> shared_;
+  std::unique_ptr<Arena> arena_;
+};
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_RUN_SCORING_STAGE_H_
