@@ -35,13 +35,15 @@ ProcessResult MustRun(const ProcessSpec& spec) {
   return r;
 }
 
-// True once no process has this pid any more (a zombie still counts as
-// there; its new parent reaps it soon), waiting up to 5 s.
+// True once no process has this pid any more, or only its zombie (dead,
+// waiting for its new parent to reap it), waiting up to 5 s.
 bool PidGone(pid_t pid) {
   for (int i = 0; i < 500; ++i) {
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
     std::string line;
     if (!std::getline(stat, line)) return true;
+    const size_t paren = line.rfind(')');
+    if (paren != std::string::npos && line.compare(paren, 3, ") Z") == 0) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;
@@ -178,7 +180,7 @@ TEST(ProcessRunnerTest, EnvironmentDirectoryDescriptorsAndFd3) {
   ASSERT_GE(memfd, 0);
   ASSERT_EQ(write(memfd, "from fd 3\n", 10), 10);
   ASSERT_EQ(lseek(memfd, 0, SEEK_SET), 0);
-  spec.fd3 = memfd;
+  spec.pass_fds = {memfd};
   ProcessResult r = MustRun(spec);
   close(leak);
   close(memfd);

@@ -180,7 +180,7 @@ class RunLoop {
     s->sink->append(buf, std::min(room, static_cast<size_t>(got)));
     if (static_cast<size_t>(got) > room) {
       *s->truncated = true;
-      if (spec_.kill_on_output_cap && !killed_) {
+      if (spec_.kill_on_output_cap && s == &streams_[0] && !killed_) {
         result_->output_capped = true;
         KillGroup();
       }

@@ -15,7 +15,7 @@
 //     grandchild that stayed in the group goes too. A grandchild that made
 //     a session of its own (setsid) has left the group: the runner does not
 //     chase it (the sandbox's PID namespace does);
-//   * no descriptor of evalrun's beyond 0, 1, 2 (and `fd3`, when given);
+//   * no descriptor of evalrun's beyond 0, 1, 2 (and `pass_fds`, as 3, 4, ...);
 //     signal mask empty, every signal's action the default;
 //   * rlimits (ProcessLimits): CPU time, address space, processes, open
 //     files, file size; core dumps always off;
@@ -81,7 +81,7 @@ struct ProcessSpec {
   std::string output_path;  // for kAppendToFile (created 0644 when missing)
   size_t stdout_cap = 1 << 20;
   size_t stderr_cap = 64 << 10;
-  bool kill_on_output_cap = false;  // Run(): SIGKILL the group once a cap is passed
+  bool kill_on_output_cap = false;  // Run(): SIGKILL the group once stdout passes its cap
   ProcessLimits limits;
   bool new_session = true;     // setsid(); false: setpgid(0, 0) (a group, same session)
   int parent_death_signal = 0;  // PR_SET_PDEATHSIG (sent when the starting *thread* exits)
@@ -89,7 +89,7 @@ struct ProcessSpec {
   int run_as_gid = -1;
   std::string cwd;                               // "": the caller's
   std::optional<std::vector<std::string>> env;   // nullopt: the caller's environment
-  int fd3 = -1;                 // a descriptor of the caller's that the child gets as fd 3
+  std::vector<int> pass_fds;    // the caller's descriptors the child gets as 3, 4, ... (at most 4)
   ChildHook child_hook = nullptr;
   const void* child_hook_arg = nullptr;
   const char* hook_name = "child hook";
@@ -108,7 +108,7 @@ struct ProcessExit {
 struct ProcessResult {
   ProcessExit exit;
   bool timed_out = false;      // killed at limits.wall_s
-  bool output_capped = false;  // killed because an output passed its cap (kill_on_output_cap)
+  bool output_capped = false;  // killed because stdout passed its cap (kill_on_output_cap)
   bool cpu_limited = false;    // killed for its CPU time (SIGXCPU, or SIGKILL at the hard limit)
   double wall_s = 0;           // from the start to the reap
   double cpu_s = 0;            // user + system of the process and the children it reaped

@@ -26,6 +26,8 @@ constexpr unsigned kCloseRangeCloexec = 1U << 2;
 // dup2 onto 0..3 never meets one of them.
 constexpr int kHighFd = 10;
 
+constexpr int kMaxPass = 4;
+
 enum Step : int { kStepSession = 1, kStepStdio, kStepLimits, kStepUser, kStepCwd, kStepHook, kStepExec };
 
 const char* StepName(int step) {
@@ -55,7 +57,9 @@ struct ChildPlan {
   std::string exe;
   std::vector<std::string> env_storage;
   std::vector<char*> argv, envp;
-  int in_fd = -1, out_fd = -1, err_fd = -1, fd3 = -1, report_fd = -1;
+  int in_fd = -1, out_fd = -1, err_fd = -1, report_fd = -1;
+  int pass[kMaxPass] = {-1, -1, -1, -1};
+  int pass_count = 0;
   Limit limits[6];
   int limit_count = 0;
   int max_fd = 65536;
@@ -68,10 +72,10 @@ struct ChildPlan {
 struct Fds {
   int parent[3] = {-1, -1, -1};  // stdin write, stdout read, stderr read
   int child[3] = {-1, -1, -1};
-  int file = -1, null_fd = -1, report[2] = {-1, -1}, fd3 = -1;
+  int file = -1, null_fd = -1, report[2] = {-1, -1}, pass[kMaxPass] = {-1, -1, -1, -1};
   ~Fds() {
     for (int fd : {parent[0], parent[1], parent[2], child[0], child[1], child[2], file, null_fd, report[0],
-                   report[1], fd3})
+                   report[1], pass[0], pass[1], pass[2], pass[3]})
       if (fd >= 0) close(fd);
   }
 };
@@ -123,9 +127,11 @@ Status OpenDescriptors(const ProcessSpec& spec, Fds* fds) {
   }
   EVALRUN_RETURN_IF_ERROR(OpenOutput(spec, spec.stdout_to, fds, &fds->parent[1], &fds->child[1]));
   EVALRUN_RETURN_IF_ERROR(OpenOutput(spec, spec.stderr_to, fds, &fds->parent[2], &fds->child[2]));
-  if (spec.fd3 >= 0) {
-    fds->fd3 = fcntl(spec.fd3, F_DUPFD_CLOEXEC, kHighFd);
-    if (fds->fd3 < 0) return Errno("fcntl(fd3)");
+  if (spec.pass_fds.size() > static_cast<size_t>(kMaxPass))
+    return Status::InvalidInput("process: at most " + std::to_string(kMaxPass) + " pass_fds");
+  for (size_t i = 0; i < spec.pass_fds.size(); ++i) {
+    fds->pass[i] = fcntl(spec.pass_fds[i], F_DUPFD_CLOEXEC, kHighFd);
+    if (fds->pass[i] < 0) return Errno("fcntl(pass_fds)");
   }
   if (pipe2(fds->report, O_CLOEXEC) != 0) return Errno("pipe");
   return MoveHigh(&fds->report[1]);
@@ -190,7 +196,8 @@ void PlanArgs(const ProcessSpec& spec, ChildPlan* plan) {
   if (syscall(SYS_close_range, 3U, ~0U, kCloseRangeCloexec) != 0)
 #endif
     for (int fd = 3; fd < p.max_fd; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
-  if (p.fd3 >= 0 && dup2(p.fd3, 3) < 0) Fail(p, kStepStdio);
+  for (int i = 0; i < p.pass_count; ++i)
+    if (dup2(p.pass[i], 3 + i) < 0) Fail(p, kStepStdio);
   for (int i = 0; i < p.limit_count; ++i)
     if (setrlimit(p.limits[i].resource, &p.limits[i].value) != 0) Fail(p, kStepLimits);
   if (spec.run_as_gid >= 0 || spec.run_as_uid >= 0) {
@@ -253,13 +260,15 @@ Status SpawnChild(const ProcessSpec& spec, SpawnedChild* child) {
   plan.in_fd = fds.child[0];
   plan.out_fd = fds.child[1];
   plan.err_fd = fds.child[2];
-  plan.fd3 = fds.fd3;
+  plan.pass_count = static_cast<int>(spec.pass_fds.size());
+  for (int i = 0; i < plan.pass_count; ++i) plan.pass[i] = fds.pass[i];
   plan.report_fd = fds.report[1];
 
   pid_t pid = fork();
   if (pid < 0) return Errno(spec.argv[0] + ": fork");
   if (pid == 0) ChildMain(plan);
-  for (int* fd : {&fds.child[0], &fds.child[1], &fds.child[2], &fds.report[1], &fds.fd3, &fds.file}) {
+  for (int* fd : {&fds.child[0], &fds.child[1], &fds.child[2], &fds.report[1], &fds.file, &fds.pass[0], &fds.pass[1],
+                  &fds.pass[2], &fds.pass[3]}) {
     if (*fd >= 0) close(*fd);
     *fd = -1;
   }
