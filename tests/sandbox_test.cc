@@ -155,6 +155,11 @@ TEST_F(SandboxTest, WritesOutsideItsTmpfsFail) {
 }
 
 TEST_F(SandboxTest, ForkBombIsContainedAndKilled) {
+  // A uid of its own: RLIMIT_NPROC counts the uid's processes machine-wide,
+  // and other sandboxes (tests run in parallel) use 65534.
+  SandboxOptions o = TestOptions();
+  o.uid = o.gid = 60000 + getpid() % 5000;
+  ASSERT_TRUE(MakeSandbox(o, RealProcessRunner::Default(), &box_).ok());
   SandboxResult r = MustRun(
       "import os, time\n"
       "n = 0\n"
