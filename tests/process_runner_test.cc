@@ -68,6 +68,9 @@ TEST(ProcessRunnerTest, ArgumentsReachTheProgramAsGiven) {
   ProcessSpec spec;
   spec.argv = {"echo", "a b", "c"};  // looked up on PATH, no shell
   EXPECT_EQ(MustRun(spec).stdout_text, "a b c\n");
+  spec.program = "/bin/sh";  // argv[0] is then only a name
+  spec.argv = {"as-named", "-c", "echo $0"};
+  EXPECT_EQ(MustRun(spec).stdout_text, "as-named\n");
 }
 
 TEST(ProcessRunnerTest, DeathBySignal) {

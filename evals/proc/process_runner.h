@@ -75,6 +75,7 @@ using ChildHook = int (*)(const void* arg);
 
 struct ProcessSpec {
   std::vector<std::string> argv;
+  std::string program;  // the file to execute; "": argv[0] (looked up on PATH)
   std::optional<std::string> stdin_text;  // nullopt: /dev/null
   OutputTo stdout_to = OutputTo::kCapture;
   OutputTo stderr_to = OutputTo::kCapture;

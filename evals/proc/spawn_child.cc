@@ -237,7 +237,7 @@ Status AwaitExec(const ProcessSpec& spec, const ChildPlan& plan, int report_fd, 
   int wstatus;
   while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
   }
-  const std::string& prog = spec.argv[0];
+  const std::string& prog = spec.program.empty() ? spec.argv[0] : spec.program;
   if (f.step == kStepExec && (f.err == ENOENT || f.err == EACCES || f.err == ENOTDIR || f.err == ENOEXEC))
     return Status::NotFound(prog + ": cannot run it: " + strerror(f.err));
   if (f.step == kStepHook)
@@ -252,7 +252,7 @@ Status SpawnChild(const ProcessSpec& spec, SpawnedChild* child) {
   if (spec.argv.empty() || spec.argv[0].empty()) return Status::InvalidInput("process: empty argv");
   ChildPlan plan;
   plan.spec = &spec;
-  EVALRUN_RETURN_IF_ERROR(FindProgram(spec.argv[0], &plan.exe));
+  EVALRUN_RETURN_IF_ERROR(FindProgram(spec.program.empty() ? spec.argv[0] : spec.program, &plan.exe));
   Fds fds;
   EVALRUN_RETURN_IF_ERROR(OpenDescriptors(spec, &fds).Prefixed(spec.argv[0]));
   PlanArgs(spec, &plan);

@@ -240,7 +240,7 @@ Status ManagedEngine::Launch(const std::string& exe, std::vector<std::string> ar
                                      ", slots " + std::to_string(slots) + "): " + Quoted(argv));
   AppendToLog(opts_.log_path, header);
   ProcessSpec spec;
-  argv[0] = exe;
+  spec.program = exe;  // argv[0] stays as the card wrote it
   spec.argv = std::move(argv);
   spec.stdout_to = OutputTo::kAppendToFile;  // stdin from /dev/null
   spec.stderr_to = OutputTo::kAppendToFile;
