@@ -3,11 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,14 +12,8 @@
 
 #include "evals/base/clock.h"
 
-extern char** environ;
-
 namespace evalrun {
 namespace {
-
-// close_range(2)'s flag (Linux 5.11); older kernels fail the call and the
-// loop over the descriptors does the same.
-constexpr unsigned kCloseRangeCloexec = 1U << 2;
 
 // The process groups of the managed engines running now, for
 // TerminateManagedEngines (lock-free: it may run on a path about to _exit).
@@ -43,9 +33,6 @@ void UnregisterGroup(pid_t pgid) {
     if (slot.compare_exchange_strong(expected, 0)) return;
   }
 }
-
-// True while any process of the group exists (zombies included).
-bool GroupAlive(pid_t pgid) { return kill(-pgid, 0) == 0 || errno == EPERM; }
 
 std::string Quoted(const std::vector<std::string>& argv) {
   std::string out;
@@ -103,16 +90,6 @@ Status ResolveExecutable(const std::string& name, std::string* path) {
     start = end + 1;
   }
   return Status::NotFound("server.command[0]: " + name + " not found on PATH (" + dirs + ")");
-}
-
-std::string DescribeWait(int wstatus) {
-  if (WIFEXITED(wstatus)) return "exit status " + std::to_string(WEXITSTATUS(wstatus));
-  if (WIFSIGNALED(wstatus)) {
-    int sig = WTERMSIG(wstatus);
-    const char* name = sigabbrev_np(sig);
-    return "killed by signal " + std::to_string(sig) + (name ? std::string(" (SIG") + name + ")" : "");
-  }
-  return "wait status " + std::to_string(wstatus);
 }
 
 }  // namespace
@@ -213,6 +190,7 @@ std::string TailOfFile(const std::string& path, int max_lines) {
 
 ManagedEngine::ManagedEngine(ManagedEngineOptions opts) : opts_(std::move(opts)) {
   if (!opts_.clock) opts_.clock = RealClock::Default();
+  if (!opts_.runner) opts_.runner = RealProcessRunner::Default();
   if (!opts_.transports) {
     const std::string origin = opts_.origin, token = opts_.bearer_token;
     opts_.transports = [origin, token] { return MakeHttpTransport(origin, token); };
@@ -222,7 +200,7 @@ ManagedEngine::ManagedEngine(ManagedEngineOptions opts) : opts_(std::move(opts))
 ManagedEngine::~ManagedEngine() { (void)Stop(); }
 
 Status ManagedEngine::Start(int64_t context, int slots, CancelToken* cancel) {
-  if (pid_ > 0) return Status::Internal("engine: Start() while pid " + std::to_string(pid_) + " runs");
+  if (child_) return Status::Internal("engine: Start() while pid " + std::to_string(pid()) + " runs");
   if (context <= 0 || slots <= 0)
     return Status::InvalidInput("engine: context and slots must be positive (context " +
                                 std::to_string(context) + ", slots " + std::to_string(slots) + ")");
@@ -244,92 +222,8 @@ Status ManagedEngine::Start(int64_t context, int slots, CancelToken* cancel) {
           std::to_string(r.status) + ") before evalrun started the engine; stop it, or give "
           "server.base_url a free port (server.command is started on it)");
   }
-
   if (opts_.log_path.empty()) return Status::InvalidInput("engine: no log file given");
-  int log_fd = open(opts_.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log_fd < 0) return Status::IoError(opts_.log_path + ": cannot open for appending: " + strerror(errno));
-  int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  int err_pipe[2];
-  if (null_fd < 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
-    int e = errno;
-    close(log_fd);
-    if (null_fd >= 0) close(null_fd);
-    return Status::IoError(std::string("engine: /dev/null or pipe: ") + strerror(e));
-  }
-  const std::string header = LogLine(opts_.clock, "starting engine (context " + std::to_string(context) +
-                                     ", slots " + std::to_string(slots) + "): " + Quoted(argv));
-  (void)!write(log_fd, header.data(), header.size());
-
-  // Everything the child needs is made before fork: after it, only
-  // async-signal-safe calls (the parent has other threads).
-  std::vector<char*> cargv;
-  for (auto& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  const pid_t parent = getpid();
-  struct rlimit nofile;
-  const int max_fd = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY
-                         ? static_cast<int>(std::min<rlim_t>(nofile.rlim_cur, 1 << 20))
-                         : 65536;
-
-  pid_t pid = fork();
-  if (pid < 0) {
-    int e = errno;
-    close(log_fd);
-    close(null_fd);
-    close(err_pipe[0]);
-    close(err_pipe[1]);
-    return Status::Unavailable(std::string("engine: fork: ") + strerror(e));
-  }
-  if (pid == 0) {
-    setsid();  // its own session and process group: Stop() signals the group
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent) _exit(127);  // the parent died before prctl
-    // evalrun blocks SIGINT/SIGTERM in its threads (cli.cc's watcher); the
-    // mask and ignored dispositions survive exec, so reset them.
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    struct sigaction dfl;
-    std::memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD, SIGUSR1, SIGUSR2})
-      sigaction(sig, &dfl, nullptr);
-    dup2(null_fd, 0);
-    dup2(log_fd, 1);
-    dup2(log_fd, 2);
-    // None of evalrun's other descriptors (sockets, pipes of other
-    // children) reach the engine: all above 2 close on exec (the error
-    // pipe included, which is how the parent learns the exec worked).
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, 3U, ~0U, kCloseRangeCloexec) != 0)
-#endif
-      for (int fd = 3; fd < max_fd; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
-    execve(exe.c_str(), cargv.data(), environ);
-    int e = errno;
-    (void)!write(err_pipe[1], &e, sizeof e);
-    _exit(127);
-  }
-  close(err_pipe[1]);
-  close(log_fd);
-  close(null_fd);
-  pid_ = pid;
-  reaped_ = false;
-  exit_how_.clear();
-  RegisterGroup(pid);
-  // The pipe closes on a successful exec (setsid has run by then) or
-  // carries the exec error.
-  int exec_errno = 0;
-  ssize_t n;
-  do {
-    n = read(err_pipe[0], &exec_errno, sizeof exec_errno);
-  } while (n < 0 && errno == EINTR);
-  close(err_pipe[0]);
-  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
-    std::string how;
-    Reap(true, &how);
-    (void)Stop();
-    return Status::NotFound("engine: cannot execute " + exe + ": " + strerror(exec_errno));
-  }
+  EVALRUN_RETURN_IF_ERROR(Launch(exe, argv, context, slots));
 
   Status st = WaitReady(cancel);
   if (!st.ok()) {
@@ -337,30 +231,34 @@ Status ManagedEngine::Start(int64_t context, int slots, CancelToken* cancel) {
     if (!stop.ok()) return Status::Internal(st.message() + "; and stopping it: " + stop.message());
     return st;
   }
-  AppendToLog(opts_.log_path, LogLine(opts_.clock, "engine pid " + std::to_string(pid_) + " ready at " + opts_.origin));
+  AppendToLog(opts_.log_path, LogLine(opts_.clock, "engine pid " + std::to_string(pid()) + " ready at " + opts_.origin));
+  return Status::Ok();
+}
+
+Status ManagedEngine::Launch(const std::string& exe, std::vector<std::string> argv, int64_t context, int slots) {
+  const std::string header = LogLine(opts_.clock, "starting engine (context " + std::to_string(context) +
+                                     ", slots " + std::to_string(slots) + "): " + Quoted(argv));
+  AppendToLog(opts_.log_path, header);
+  ProcessSpec spec;
+  spec.program = exe;  // argv[0] stays as the card wrote it
+  spec.argv = std::move(argv);
+  spec.stdout_to = OutputTo::kAppendToFile;  // stdin from /dev/null
+  spec.stderr_to = OutputTo::kAppendToFile;
+  spec.output_path = opts_.log_path;
+  spec.new_session = true;  // its own session and process group: Stop() signals the group
+  spec.parent_death_signal = SIGTERM;
+  Status st = opts_.runner->Start(spec, &child_);
+  if (!st.ok()) return st.Prefixed("engine");  // NotFound: "engine: <exe>: cannot run it: ..."
+  RegisterGroup(child_->pid());
   return Status::Ok();
 }
 
 bool ManagedEngine::Reap(bool block, std::string* how) {
-  if (pid_ <= 0) return false;
-  if (reaped_) {
-    *how = exit_how_;
-    return true;
-  }
-  int wstatus = 0;
-  pid_t w;
-  do {
-    w = waitpid(pid_, &wstatus, block ? 0 : WNOHANG);
-  } while (w < 0 && errno == EINTR);
-  if (w == pid_) {
-    reaped_ = true;
-    exit_how_ = DescribeWait(wstatus);
-  } else if (w < 0 && errno == ECHILD) {
-    reaped_ = true;  // reaped elsewhere (SIGCHLD ignored): the status is lost
-    exit_how_ = "exited (status unknown)";
-  }
-  if (reaped_) *how = exit_how_;
-  return reaped_;
+  if (!child_) return false;
+  ProcessExit exit;
+  if (!child_->Reap(block, &exit)) return false;
+  *how = exit.Describe();
+  return true;
 }
 
 Status ManagedEngine::WaitReady(CancelToken* cancel) {
@@ -399,42 +297,27 @@ Status ManagedEngine::WaitReady(CancelToken* cancel) {
 }
 
 Status ManagedEngine::Stop() {
-  if (pid_ <= 0) return Status::Ok();
-  const pid_t pgid = pid_;
+  if (!child_) return Status::Ok();
+  const pid_t pgid = child_->pid();
   std::string how;
   Reap(false, &how);
-  bool gone = reaped_ && !GroupAlive(pgid);
+  bool gone = child_->reaped() && !child_->GroupAlive();
   std::string way = "exited on its own";
   if (!gone) {
     way = "SIGTERM";
-    if (kill(-pgid, SIGTERM) != 0 && !reaped_) kill(pgid, SIGTERM);
-    const Stopwatch waited(opts_.clock);
-    const double grace = std::max(0.0, opts_.stop_grace_s);
-    while (!gone) {
-      Reap(false, &how);
-      gone = reaped_ && !GroupAlive(pgid);
-      if (gone || waited.Seconds() >= grace) break;
-      opts_.clock->SleepFor(0.02, nullptr);
-    }
+    gone = SignalAndWait(SIGTERM, std::max(0.0, opts_.stop_grace_s), &how);
   }
   if (!gone) {
     char secs[32];
     std::snprintf(secs, sizeof secs, "%g", opts_.stop_grace_s);
     way = std::string("SIGKILL after ") + secs + " s (server.stop_grace_s)";
-    if (kill(-pgid, SIGKILL) != 0 && !reaped_) kill(pgid, SIGKILL);
-    const Stopwatch waited(opts_.clock);
-    while (!gone && waited.Seconds() < 10) {
-      Reap(false, &how);
-      gone = reaped_ && !GroupAlive(pgid);
-      if (!gone) opts_.clock->SleepFor(0.02, nullptr);
-    }
+    gone = SignalAndWait(SIGKILL, 10, &how);
   }
   AppendToLog(opts_.log_path, LogLine(opts_.clock, "engine pid " + std::to_string(pgid) + " stopped (" + way + "; " +
                                       (how.empty() ? std::string("not reaped") : how) + ")"));
-  const bool leader_reaped = reaped_;
+  const bool leader_reaped = child_->reaped();
   UnregisterGroup(pgid);
-  pid_ = -1;
-  reaped_ = false;
+  child_.reset();
   if (!gone) {
     // Processes stuck in the kernel (uninterruptible sleep in a driver),
     // or zombies nobody reaps. Nothing more can be done from here.
@@ -443,6 +326,17 @@ Status ManagedEngine::Stop() {
                             (leader_reaped ? "leader reaped" : "leader not reaped") + ")");
   }
   return Status::Ok();
+}
+
+bool ManagedEngine::SignalAndWait(int sig, double wait_s, std::string* how) {
+  child_->SignalGroup(sig);
+  const Stopwatch waited(opts_.clock);
+  for (;;) {
+    Reap(false, how);
+    if (child_->reaped() && !child_->GroupAlive()) return true;
+    if (waited.Seconds() >= wait_s) return false;
+    opts_.clock->SleepFor(0.02, nullptr);
+  }
 }
 
 std::unique_ptr<Engine> MakeEngine(const ServerConfig& server, const std::string& log_path,

@@ -13,8 +13,10 @@
 // {model}: write the model path into the template. No shell is involved:
 // argv[0] is looked up on PATH, the elements are passed as they are.
 //
-// The child runs in its own session and process group (setsid), with stdin
-// from /dev/null and stdout + stderr appended to the log file (the runner
+// The child is started by the process runner (evals/proc/process_runner.h,
+// ManagedEngineOptions::runner): in its own session and process group
+// (setsid), with stdin from /dev/null, no other descriptor of evalrun's, the
+// signal mask and actions reset, and stdout + stderr appended to the log file (the runner
 // uses <run>/server.log); evalrun writes a "=== evalrun: ..." line there
 // before each start and after each stop. Start() waits for GET /health: 200
 // (or 404, a server without /health) is ready, 503 is loading, a refused
@@ -55,6 +57,7 @@
 #include "evals/server/server_config.h"
 #include "evals/server/http.h"
 #include "evals/base/status.h"
+#include "evals/proc/process_runner.h"
 
 namespace evalrun {
 
@@ -120,6 +123,8 @@ struct ManagedEngineOptions {
   // waits for a real process, so tests give its sleeps a real moment too
   // (FakeClock's sleep hook).
   Clock* clock = RealClock::Default();
+  // Starts the child (not owned); null: RealProcessRunner::Default().
+  ProcessRunner* runner = nullptr;
 };
 
 class ManagedEngine : public Engine {
@@ -133,21 +138,24 @@ class ManagedEngine : public Engine {
   Status Stop() override;
   bool managed() const override { return true; }
   std::string origin() const override { return opts_.origin; }
-  pid_t pid() const override { return pid_; }
+  pid_t pid() const override { return child_ ? child_->pid() : -1; }
   std::string log_path() const override { return opts_.log_path; }
 
   // The argv Start() ran last (placeholders replaced); empty before.
   const std::vector<std::string>& last_argv() const { return last_argv_; }
 
  private:
+  // Writes the log's header line and starts the child.
+  Status Launch(const std::string& exe, std::vector<std::string> argv, int64_t context, int slots);
   Status WaitReady(CancelToken* cancel);
   // Reaps the child when it has exited; true then, with *how filled in.
   bool Reap(bool block, std::string* how);
+  // Signals the group, then waits up to wait_s for it to be gone (reaped
+  // leader, no member left); true when it is.
+  bool SignalAndWait(int sig, double wait_s, std::string* how);
 
   ManagedEngineOptions opts_;
-  pid_t pid_ = -1;
-  bool reaped_ = false;
-  std::string exit_how_;  // how the child ended, once reaped
+  std::unique_ptr<ProcessHandle> child_;  // while running
   std::vector<std::string> last_argv_;
 };
 

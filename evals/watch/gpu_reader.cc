@@ -1,21 +1,8 @@
 #include "evals/watch/gpu_reader.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cstdio>
-#include <cstring>
-
-extern char** environ;
 
 namespace evalrun {
 namespace {
@@ -119,118 +106,23 @@ Status RealCommandRunner::Run(const std::vector<std::string>& argv, std::string*
   stdout_text->clear();
   if (argv.empty()) return Status::Internal("RealCommandRunner::Run: empty argv");
   const std::string& prog = argv[0];
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) return Status::IoError(prog + ": pipe: " + strerror(errno));
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    return Status::IoError(prog + ": pipe: " + strerror(errno));
+  ProcessSpec spec;
+  spec.argv = argv;
+  spec.stdout_cap = kMaxCapture;
+  spec.stderr_cap = kMaxCapture;
+  spec.limits.wall_s = std::max(1e-3, timeout_s);
+  ProcessResult result;
+  EVALRUN_RETURN_IF_ERROR(runner_->Run(spec, &result));
+  *stdout_text = std::move(result.stdout_text);
+  if (result.timed_out) {
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%g", timeout_s);
+    return Status::Timeout(prog + ": no answer within " + secs + " s (killed)");
   }
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-  // Don't lend the child the runner's sockets and files.
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-#endif
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t empty_mask, defaults;
-  sigemptyset(&empty_mask);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&attr, &empty_mask);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, prog.c_str(), &actions, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  if (rc != 0) {
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    if (rc == ENOENT || rc == EACCES || rc == ENOTDIR) {
-      return Status::NotFound(prog + ": cannot run it: " + strerror(rc) +
-                              (prog.find('/') == std::string::npos ? " (looked on PATH)" : ""));
-    }
-    return Status::IoError(prog + ": posix_spawn: " + strerror(rc));
-  }
-
-  using SteadyClock = std::chrono::steady_clock;
-  const auto deadline =
-      SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(
-                               std::chrono::duration<double>(std::max(0.0, timeout_s)));
-  std::string err_text;
-  struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string* sinks[2] = {stdout_text, &err_text};
-  int open_fds = 2;
-  bool timed_out = false;
-  char buf[4096];
-  while (open_fds > 0) {
-    auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
-    }
-    int n = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1 << 30)));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-      ssize_t got = read(fds[i].fd, buf, sizeof buf);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-        continue;
-      }
-      if (sinks[i]->size() < kMaxCapture) sinks[i]->append(buf, static_cast<size_t>(got));
-    }
-  }
-  for (auto& f : fds) {
-    if (f.fd >= 0) close(f.fd);
-  }
-
-  // Both pipes are closed: the child is exiting. Should it have closed them
-  // and lingered, it still gets only until the deadline.
-  int wstatus = 0;
-  for (;;) {
-    pid_t w = timed_out ? 0 : waitpid(pid, &wstatus, WNOHANG);
-    if (w == pid) break;
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) return Status::Unavailable(prog + ": waitpid: " + strerror(errno));
-    if (timed_out || SteadyClock::now() >= deadline) {
-      kill(pid, SIGKILL);
-      while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-      }
-      char secs[32];
-      std::snprintf(secs, sizeof secs, "%g", timeout_s);
-      return Status::Timeout(prog + ": no answer within " + secs + " s (killed)");
-    }
-    struct timespec pause = {0, 2 * 1000 * 1000};
-    nanosleep(&pause, nullptr);
-  }
-  if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) return Status::Ok();
-  std::string why = WIFEXITED(wstatus) ? "exit status " + std::to_string(WEXITSTATUS(wstatus))
-                                       : "killed by signal " + std::to_string(WTERMSIG(wstatus));
-  std::string said = FirstLine(err_text);
+  if (result.ok()) return Status::Ok();
+  std::string said = FirstLine(result.stderr_text);
   if (said.empty()) said = FirstLine(*stdout_text);
-  return Status::Unavailable(prog + ": " + why + (said.empty() ? "" : ": " + said));
+  return Status::Unavailable(prog + ": " + result.exit.Describe() + (said.empty() ? "" : ": " + said));
 }
 
 // ---- Parsers --------------------------------------------------------------

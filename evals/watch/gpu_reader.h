@@ -1,6 +1,7 @@
 // The GPU's memory and utilisation, read with nvidia-smi, behind two small
-// interfaces: CommandRunner runs a program (RealCommandRunner: posix_spawn,
-// no shell, a deadline), GpuReader builds the nvidia-smi command lines and
+// interfaces: CommandRunner runs a program (RealCommandRunner: through the
+// process runner, evals/proc/process_runner.h: no shell, its own process
+// group killed at the end, a deadline), GpuReader builds the nvidia-smi command lines and
 // parses what they print. Tests give GpuReader a fake runner that answers
 // with the captures in tests/fixtures/nvidia-smi/ (made on H200 machines by
 // tests/fixtures/nvidia-smi/capture.sh).
@@ -21,7 +22,7 @@
 // nvidia-smi's indices follow PCI bus order, which need not be CUDA's order
 // (CUDA_DEVICE_ORDER=FASTEST_FIRST); a UUID names a card without ambiguity.
 //
-// Thread-safety: RealCommandRunner is stateless and thread-safe. A GpuReader
+// Thread-safety: RealCommandRunner is thread-safe (its ProcessRunner is). A GpuReader
 // caches the MIG listing and must be used by one thread at a time (the
 // sampler's); the parsing functions are pure.
 #ifndef EVALRUN_EVALS_WATCH_GPU_READER_H_
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "evals/base/status.h"
+#include "evals/proc/process_runner.h"
 
 namespace evalrun {
 
@@ -54,8 +56,14 @@ class CommandRunner {
 
 class RealCommandRunner : public CommandRunner {
  public:
+  // `runner` is not owned; null: RealProcessRunner::Default().
+  explicit RealCommandRunner(ProcessRunner* runner = nullptr)
+      : runner_(runner ? runner : RealProcessRunner::Default()) {}
   Status Run(const std::vector<std::string>& argv, std::string* stdout_text,
              double timeout_s) override;
+
+ private:
+  ProcessRunner* runner_;
 };
 
 // One line of --query-gpu.
