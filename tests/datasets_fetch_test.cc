@@ -222,8 +222,8 @@ TEST(DatasetsFetchTest, UnknownNamesAreRefusedWithASuggestion) {
   o.names = {"mmlu_pro"};
   Captured c = Fetch(o);
   EXPECT_EQ(c.code, kExitBadInput);
-  EXPECT_NE(c.err.find("unknown dataset \"mmlu_pro\" (did you mean \"mmlu-pro\"?); known: gpqa, ifeval, langdetect, "
-                       "mmlu-pro, punkt-english, ruler, ruler-english-words, ruler-qa, all"),
+  EXPECT_NE(c.err.find("unknown dataset \"mmlu_pro\" (did you mean \"mmlu-pro\"?); known: gpqa, ifeval, langdetect, livecodebench, "
+                       "mmlu-pro, punkt-english, ruler, livecodebench, ruler-english-words, ruler-qa, all"),
             std::string::npos) << c.err;
   o.names = {"gpqa"};
   o.mirror = "ftp://mirror";

@@ -1,0 +1,142 @@
+// The differential test: our answers to our fixture problems
+// (tests/fixtures/livecodebench/, make_fixtures.py) graded by evalrun's
+// harness give the verdicts the OFFICIAL grader gave them
+// (official_verdicts.json, made by run_official.py from
+// LiveCodeBench/LiveCodeBench @ 28fef95e; README.md there), test result for
+// test result, error_code and error_message; and the `fixed` profile passes
+// exactly the answers marked as official false negatives and agrees with
+// the official everywhere else.
+//
+// Runs the harness with Debian's python3 (/usr/bin/python3, the official
+// verdicts were recorded with it; else python3 on PATH) through
+// PlainPythonRunner, answers in parallel; the time-limit and overall-limit cases make each
+// profile take 10 to 40 s (the latter on a loaded machine).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <future>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "datasets/lcb_rows.h"
+#include "evals/base/sha256.h"
+#include "scorers/lcb_grade.h"
+#include "scorers/lcb_plain_runner.h"
+#include "scorers/lcb_prompt.h"
+#include "scorers/lcb_verdict.h"
+#include "tests/support/run_binary.h"
+
+namespace evalrun {
+namespace {
+
+const std::string kDir = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/";
+
+std::string Python() { return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3"; }
+
+std::map<std::string, LcbTestCases> Problems() {
+  std::map<std::string, LcbTestCases> out;
+  for (const char* f : {"test.jsonl", "test2.jsonl"}) {
+    Status st = ReadLcbFile(kDir + f, f, {}, [&](LcbProblem&& p) {
+      LcbTestCases& t = out[p.question_id];
+      for (const auto* list : {&p.public_tests, &p.private_tests})
+        for (const auto& c : *list) {
+          t.inputs.push_back(c.input);
+          t.outputs.push_back(c.output);
+        }
+      t.fn_name = p.func_name;
+      return Status::Ok();
+    });
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  }
+  return out;
+}
+
+std::vector<nlohmann::json> Answers() {
+  std::vector<nlohmann::json> out;
+  std::string text = testing::ReadFile(kDir + "answers.jsonl");
+  for (size_t pos = 0, nl; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1)
+    out.push_back(nlohmann::json::parse(text.substr(pos, nl - pos)));
+  return out;
+}
+
+std::vector<int> OfficialResults(const nlohmann::json& v) {
+  std::vector<int> out;
+  for (const auto& r : v["results"]) out.push_back(r.is_boolean() ? (r.get<bool>() ? 1 : 0) : r.get<int>());
+  return out;
+}
+
+// Grades every answer with `profile`, 8 at a time.
+std::vector<LcbGrade> GradeAll(const std::vector<nlohmann::json>& answers, LcbProfile profile, int timeout_s) {
+  const auto problems = Problems();
+  const LcbRunner runner = PlainPythonRunner(Python());
+  std::vector<LcbGrade> grades(answers.size());
+  for (size_t start = 0; start < answers.size(); start += 8) {
+    std::vector<std::future<void>> batch;
+    for (size_t i = start; i < std::min(answers.size(), start + 8); ++i)
+      batch.push_back(std::async(std::launch::async, [&, i] {
+        const std::string code = ExtractLcbCode(answers[i]["response"].get<std::string>());
+        Status st = GradeLcbCode(code, problems.at(answers[i]["question_id"].get<std::string>()),
+                                 {timeout_s, profile}, runner, &grades[i]);
+        EXPECT_TRUE(st.ok()) << answers[i]["id"] << ": " << st.ToString();
+      }));
+    for (auto& f : batch) f.get();
+  }
+  return grades;
+}
+
+TEST(LcbDifferentialTest, OfficialProfileMatchesTheOfficialGraderVerdictForVerdict) {
+  const nlohmann::json official = nlohmann::json::parse(testing::ReadFile(kDir + "official_verdicts.json"));
+  const std::vector<nlohmann::json> answers = Answers();
+  ASSERT_EQ(official["verdicts"].size(), answers.size());
+  const std::vector<LcbGrade> grades = GradeAll(answers, LcbProfile::kOfficial, official["timeout"].get<int>());
+  std::map<std::string, int> kinds;
+  int passed = 0;
+  for (size_t i = 0; i < answers.size(); ++i) {
+    const nlohmann::json& want = official["verdicts"][i];
+    const std::string id = answers[i]["id"].get<std::string>();
+    ASSERT_EQ(want["id"], id);
+    const std::string code = ExtractLcbCode(answers[i]["response"].get<std::string>());
+    EXPECT_EQ(Sha256Hex(code), want["code_sha256"]) << id << ": extracted code differs";
+    EXPECT_EQ(grades[i].results, OfficialResults(want)) << id << " " << grades[i].error_message;
+    EXPECT_EQ(grades[i].error_code, want["error_code"].is_null() ? 0 : want["error_code"].get<int>()) << id;
+    EXPECT_EQ(grades[i].error_message, want["error_message"].is_null() ? "" : want["error_message"].get<std::string>())
+        << id;
+    EXPECT_EQ(grades[i].passed(), want["passed"].get<bool>()) << id;
+    LcbVerdict v = MakeLcbVerdict(grades[i], code, false);
+    ++kinds[LcbFailureName(v.failure)];
+    passed += v.passed;
+  }
+  EXPECT_DOUBLE_EQ(static_cast<double>(passed) / answers.size(), official["pass@1"].get<double>());
+  // Every failure kind but cut_off (a property of the response) is covered.
+  for (const char* k : {"wrong_answer", "time_limit", "runtime_error", "compile_error", "no_code"})
+    EXPECT_GT(kinds[k], 0) << k;
+}
+
+TEST(LcbDifferentialTest, FixedProfilePassesTheOfficialFalseNegativesAndAgreesElsewhere) {
+  const nlohmann::json official = nlohmann::json::parse(testing::ReadFile(kDir + "official_verdicts.json"));
+  const std::vector<nlohmann::json> answers = Answers();
+  const std::vector<LcbGrade> grades = GradeAll(answers, LcbProfile::kFixed, official["timeout"].get<int>());
+  int fixed = 0;
+  for (size_t i = 0; i < answers.size(); ++i) {
+    const std::string id = answers[i]["id"].get<std::string>();
+    if (answers[i]["fixed_passes_where_official_fails"].get<bool>()) {
+      ++fixed;
+      EXPECT_FALSE(official["verdicts"][i]["passed"].get<bool>()) << id;
+      EXPECT_TRUE(grades[i].passed()) << id << ": " << grades[i].error_message << " " << grades[i].error;
+    } else {
+      EXPECT_EQ(grades[i].results, OfficialResults(official["verdicts"][i])) << id;
+    }
+  }
+  EXPECT_EQ(fixed, 7);
+}
+
+TEST(LcbDifferentialTest, ARunnerThatCannotStartIsAnErrorNotAVerdict) {
+  LcbGrade g;
+  Status st = GradeLcbCode("print(1)", {{"1\n"}, {"1\n"}, ""}, {}, PlainPythonRunner("/nonexistent/python3"), &g);
+  EXPECT_EQ(st.code(), Status::Code::kNotFound) << st.ToString();
+}
+
+}  // namespace
+}  // namespace evalrun
