@@ -5,21 +5,16 @@
 // program per answer) before it extracts the letter. It shows that the
 // scoring stage keeps the request pool as busy as an instant scorer does,
 // and that a run killed while it scores resumes without asking again.
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <string>
 
 #include "evals/base/sha256.h"
 #include "evals/parts/prepare_steps.h"
+#include "evals/proc/process_runner.h"
 #include "evals/run/part.h"
 #include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 #include "scorers/choice_extract.h"
-
-extern char** environ;
 
 namespace evalrun::testing {
 namespace {
@@ -33,16 +28,15 @@ std::string IdOf(int i) {
 }
 char GoldOf(int i) { return static_cast<char>('A' + i % 4); }
 
-// /bin/sleep for `seconds` as a child process, waited for.
+// /bin/sleep for `seconds` as a child process, through the process runner
+// (evals/proc/process_runner.h) as a code grader runs its programs.
 void SleepInChild(double seconds) {
   if (seconds <= 0) return;
-  const std::string arg = std::to_string(seconds);
-  char* argv[] = {const_cast<char*>("sleep"), const_cast<char*>(arg.c_str()), nullptr};
-  pid_t pid = 0;
-  if (posix_spawn(&pid, "/bin/sleep", nullptr, nullptr, argv, environ) != 0) return;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  ProcessSpec spec;
+  spec.argv = {"/bin/sleep", std::to_string(seconds)};
+  spec.limits.wall_s = seconds + 30;
+  ProcessResult result;
+  RealProcessRunner().Run(spec, &result);
 }
 
 class SlowScorePart : public Part {
