@@ -1,4 +1,5 @@
 #include "evals/run/run_files.h"
+#include "evals/base/json_bounds.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -111,8 +112,9 @@ Status LoadSampleFile(const std::string& path, SampleFileContents* out) {
   } else if (last_nl != std::string::npos) {
     size_t prev = last_nl == 0 ? std::string::npos : text.rfind('\n', last_nl - 1);
     size_t start = prev == std::string::npos ? 0 : prev + 1;
-    auto j = nlohmann::json::parse(text.substr(start, last_nl - start), nullptr, false);
-    if (j.is_discarded()) keep = start;
+    // Nested past the bound is not a tear: ParseJsonl below names the line.
+    const std::string_view last = std::string_view(text).substr(start, last_nl - start);
+    if (CheckJsonBounds(last, path).ok() && nlohmann::json::parse(last, nullptr, false).is_discarded()) keep = start;
   }
   // Every other line is checked before the file is touched: a bad one is
   // not a crash's doing (appends tear only the last line).

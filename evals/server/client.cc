@@ -1,4 +1,5 @@
 #include "evals/server/client.h"
+#include "evals/base/json_bounds.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -33,7 +34,7 @@ struct Refusal {
 
 Refusal Classify(int http_status, const std::string& body) {
   Refusal r;
-  auto j = nlohmann::json::parse(body, nullptr, false);
+  auto j = ParseJsonOrDiscarded(body);
   const nlohmann::json* e = nullptr;
   if (!j.is_discarded() && j.is_object() && j.contains("error") && j["error"].is_object()) e = &j["error"];
   const std::string type = e && e->contains("type") && (*e)["type"].is_string() ? (*e)["type"].get<std::string>() : "";
