@@ -1,4 +1,5 @@
 #include "datasets/fetch.h"
+#include "evals/base/json_bounds.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -236,7 +237,7 @@ struct Fetcher {
     for (int attempt = 1; attempt <= attempts; ++attempt) {
       HttpResponse r = HttpGetUrl(url, {{"Accept", "application/json"}}, TokenFor(url), 60);
       if (r.status == 200) {
-        *page = nlohmann::json::parse(r.body, nullptr, false);
+        *page = ParseJsonOrDiscarded(r.body);
         if (page->is_discarded() || !page->is_object()) {
           *msg = url + ": the answer is not a JSON object: " + Excerpt(r.body);
           return Outcome::kUnreachable;

@@ -19,7 +19,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 secs="${1:-60}"
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(card_fuzzer extract_fuzzer ifeval_fuzzer)
+[ ${#targets[@]} -gt 0 ] || targets=(card_fuzzer extract_fuzzer ifeval_fuzzer reply_fuzzer)
 build="${BUILD_DIR:-$root/build-fuzz}"
 jobs="${JOBS:-2}"
 
@@ -57,6 +57,22 @@ seed() {
       printf '\x04I think A is right, but B.' >"$dir/pronoun"
       printf '\x04Answer: $D$' >"$dir/simple_evals"
       printf '\x0a\xc3\xa9 A\xc3\xa9 (J) \xe2\x80\x94 J' >"$dir/unicode"
+      ;;
+    reply_fuzzer)
+      # Byte 0 picks the check (0 reply reader, 1 JSON bounds, 2 redaction);
+      # for the reader byte 1 says where to split. The hostile server's cases
+      # of tests/http_reply_test.cc and tests/e2e_hostile_server_test.cc.
+      local ok='HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}'
+      printf '\x00\x10'"$ok" >"$dir/one"
+      printf '\x00\x21'"$ok$ok" >"$dir/twice"
+      printf '\x00\x05HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n{"a":1}' >"$dir/short_length"
+      printf '\x00\x07HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2;x\r\n{}\r\n0\r\nT: 1\r\n\r\n' >"$dir/chunked"
+      printf '\x00\x03HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 503 Service Unavailable\r\nRetry-After: 2\r\nContent-Length: 4\r\n\r\nbusy' >"$dir/continue_503"
+      printf '\x00\x01HTTP/1.0 200 OK\r\n\r\n<html>nginx</html>' >"$dir/until_close"
+      printf '\x00\x00SMTP ready\r\n\r\n' >"$dir/garbage"
+      printf '\x01%s' "$(printf '%0.s[' $(seq 300))" >"$dir/deep"
+      printf '\x01{"data":[{"id":"m","x":"[[[[\\"]]"}],"object":"list"}' >"$dir/models"
+      printf '\x02{"cmd":"llama-server --api-key fz-s3cret\\"k --port 1","e":"Authorization: Bearer fz-s3cret\"k"}' >"$dir/redact"
       ;;
     ifeval_fuzzer)
       # The first byte picks the instruction: each response once per instruction.

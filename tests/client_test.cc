@@ -3,6 +3,7 @@
 // how long the backoff waits (1, 2, 4, ... s, capped) and that a Ctrl-C
 // stops it, with no real second slept.
 #include "evals/server/client.h"
+#include "evals/base/redact.h"
 
 #include <gtest/gtest.h>
 
@@ -90,6 +91,65 @@ TEST(ClientRetryTest, BackoffDoublesUpToItsCap) {
   EXPECT_EQ(o.result.attempts, 7);
   EXPECT_EQ(o.result.error, "POST /v1/chat/completions: HTTP 429: slow down");
   EXPECT_EQ(o.sleeps, (std::vector<double>{1, 2, 4, 5, 5, 5}));
+}
+
+// Issue 29: a 503 that is not "Loading model" (a JSON "busy", a proxy's
+// HTML page) was handed back to the pool at once, 9 times in half a
+// second, ignoring `retries`, the backoff and Retry-After.
+TEST(ClientRetryTest, A503ThatIsNotLoadingObeysRetriesAndTheBackoff) {
+  for (const std::string& body : {std::string(R"({"error":{"message":"busy","type":"server_busy"}})"),
+                                  std::string("<html><body><h1>503 Service Temporarily Unavailable</h1>"
+                                              "<hr><center>nginx</center></body></html>")}) {
+    RetryPolicy retry;
+    retry.retries = 2;
+    Outcome o = CompleteOnce([&](int, FakeClock*) { return HttpStatus(503, body); }, retry);
+    EXPECT_EQ(o.result.status, CallStatus::kFailed) << body;
+    EXPECT_EQ(o.result.http_status, 503);
+    EXPECT_EQ(o.result.attempts, 3);
+    EXPECT_EQ(o.posts, 3);
+    EXPECT_EQ(o.sleeps, (std::vector<double>{1, 2}));
+  }
+  Outcome then_ok = CompleteOnce([](int n, FakeClock*) {
+    return n < 2 ? HttpStatus(503, R"({"error":{"message":"busy"}})") : HttpStatus(200, ChatReplyBody("4"));
+  });
+  EXPECT_EQ(then_ok.result.status, CallStatus::kOk);
+  EXPECT_EQ(then_ok.result.attempts, 3);
+}
+
+TEST(ClientRetryTest, RetryAfterIsHonouredAndCapped) {
+  auto busy = [](const std::string& after) {
+    HttpResponse r = HttpStatus(503, R"({"error":{"message":"busy"}})");
+    r.retry_after = after;
+    return r;
+  };
+  Outcome o = CompleteOnce([&](int n, FakeClock*) { return n == 0 ? busy("7") : HttpStatus(200, ChatReplyBody("4")); });
+  EXPECT_EQ(o.result.status, CallStatus::kOk);
+  EXPECT_EQ(o.sleeps, (std::vector<double>{7}));
+  // Longer than the cap: the cap. Shorter than the backoff, or a date: the backoff.
+  o = CompleteOnce([&](int n, FakeClock*) { return n == 0 ? busy("86400") : HttpStatus(200, ChatReplyBody("4")); });
+  EXPECT_EQ(o.sleeps, (std::vector<double>{kRetryAfterMaxS}));
+  o = CompleteOnce([&](int n, FakeClock*) {
+    if (n == 0) return busy("0");
+    if (n == 1) return busy("Wed, 21 Oct 2015 07:28:00 GMT");
+    return HttpStatus(200, ChatReplyBody("4"));
+  });
+  EXPECT_EQ(o.sleeps, (std::vector<double>{1, 2}));
+  // 429 too.
+  o = CompleteOnce([&](int n, FakeClock*) {
+    HttpResponse r = HttpStatus(429, "slow down");
+    r.retry_after = "5";
+    return n == 0 ? r : HttpStatus(200, ChatReplyBody("4"));
+  });
+  EXPECT_EQ(o.sleeps, (std::vector<double>{5}));
+}
+
+TEST(ClientRetryTest, AnErrorQuotingTheKeyIsRedacted) {
+  RegisterSecret("sk-client-test-secret");
+  Outcome o = CompleteOnce([](int, FakeClock*) {
+    return HttpStatus(401, R"({"error":{"message":"bad key: Authorization: Bearer sk-client-test-secret"}})");
+  });
+  EXPECT_EQ(o.result.error.find("sk-client-test-secret"), std::string::npos) << o.result.error;
+  EXPECT_NE(o.result.error.find("[redacted]"), std::string::npos) << o.result.error;
 }
 
 TEST(ClientRetryTest, UnusableRepliesWith200AreRetried) {

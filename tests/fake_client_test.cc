@@ -50,7 +50,7 @@ TEST(FlakyClientTest, FaultsBySchedulePassTheRestThrough) {
   FlakyClient c(std::make_unique<FakeClient>(FakeClient::Echo()), {Fault::kNone, Fault::kBusy503, Fault::kReset});
   EXPECT_EQ(c.Complete(Say("one")).completion.content, "one");
   CallResult busy = c.Complete(Say("two"));
-  EXPECT_EQ(busy.status, CallStatus::kCapacity);
+  EXPECT_EQ(busy.status, CallStatus::kFailed);
   EXPECT_EQ(busy.http_status, 503);
   EXPECT_EQ(c.Complete(Say("three")).status, CallStatus::kUnreachable);
   EXPECT_EQ(c.Complete(Say("four")).completion.content, "four");  // past the schedule

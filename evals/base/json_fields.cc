@@ -1,4 +1,5 @@
 #include "evals/base/json_fields.h"
+#include "evals/base/json_bounds.h"
 
 #include <cmath>
 
@@ -66,6 +67,7 @@ class DuplicateKeyWatch {
 
 Status ParseJsonText(std::string_view text, const std::string& source, nlohmann::json* out,
                      DuplicateKeys duplicates) {
+  EVALRUN_RETURN_IF_ERROR(CheckJsonBounds(text, source));
   try {
     if (duplicates == DuplicateKeys::kError) {
       DuplicateKeyWatch watch;

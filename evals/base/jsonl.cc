@@ -1,4 +1,5 @@
 #include "evals/base/jsonl.h"
+#include "evals/base/json_bounds.h"
 
 namespace evalrun {
 
@@ -14,6 +15,7 @@ Status ParseJsonl(std::string_view text, const std::string& source,
     pos = end + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    EVALRUN_RETURN_IF_ERROR(CheckJsonBounds(line, source + ":" + std::to_string(line_no)));
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded())
       return Status::InvalidInput(source + ":" + std::to_string(line_no) + ": not a JSON line");

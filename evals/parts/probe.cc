@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "datasets/manifest.h"
+#include "evals/base/json_bounds.h"
 #include "evals/base/files.h"
 #include "evals/base/json_fields.h"
 #include "evals/base/py_random.h"
@@ -84,7 +85,7 @@ class ProbePart : public Part {
       EVALRUN_RETURN_IF_ERROR(FindDataFile(ctx, kDefaultText, &path, &sha));
       std::string file;
       EVALRUN_RETURN_IF_ERROR(ReadFileToString(path, &file));
-      nlohmann::json j = nlohmann::json::parse(file, nullptr, false);
+      nlohmann::json j = ParseJsonOrDiscarded(file);
       if (j.is_discarded() || !j.is_object() || !j.contains("text") || !j["text"].is_string())
         return Status::InvalidInput(path + ": expected a JSON object with a string \"text\"");
       raw = j["text"].get<std::string>();

@@ -1,4 +1,5 @@
 #include "evals/parts/ruler_inputs.h"
+#include "evals/base/json_bounds.h"
 
 #include <algorithm>
 #include <fstream>
@@ -33,6 +34,7 @@ int DocIndex(const std::vector<std::string>& docs, const std::string& doc) {
 
 template <class J>
 Status ParseJson(std::string_view text, const std::string& name, J* out) {
+  EVALRUN_RETURN_IF_ERROR(CheckJsonBounds(text, name));
   try {
     *out = J::parse(text.begin(), text.end());
   } catch (const std::exception& e) {

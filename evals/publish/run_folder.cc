@@ -1,4 +1,5 @@
 #include "evals/publish/run_folder.h"
+#include "evals/base/json_bounds.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -107,8 +108,7 @@ Status ReadRecordsReadOnly(const std::string& path, VerdictKind kind, std::vecto
   size_t last_nl = text.rfind('\n');
   size_t tail_start = last_nl == std::string::npos ? 0 : last_nl + 1;
   if (tail_start < text.size()) {
-    auto j = nlohmann::json::parse(text.begin() + static_cast<std::ptrdiff_t>(tail_start), text.end(), nullptr,
-                                   false);
+    auto j = ParseJsonOrDiscarded(std::string_view(text).substr(tail_start));
     if (j.is_discarded()) {
       *torn_tail = true;
       text.resize(tail_start);

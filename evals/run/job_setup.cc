@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "datasets/manifest.h"
+#include "evals/base/redact.h"
 #include "evals/base/exit_codes.h"
 #include "evals/base/json_fields.h"
 #include "evals/base/near_miss.h"
@@ -155,6 +156,9 @@ StepExit ResolveJob(const RunOptions& opts, Job* job, FILE* err) {
                                               " is not set"),
                     kExitBadInput);
       token = t;
+      if (Status k = CheckApiKey(token, job->card.path + ": " + field, env); !k.ok())
+        return Stop(err, k, kExitBadInput);
+      RegisterSecret(token);
     }
     job->tokens.push_back(token);
   }

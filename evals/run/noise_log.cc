@@ -1,4 +1,5 @@
 #include "evals/run/noise_log.h"
+#include "evals/base/redact.h"
 
 #include <cstdlib>
 
@@ -45,7 +46,8 @@ NoiseLog::NoiseLog(const Card& card, const std::string& origin, const std::strin
   sampler_ = std::make_unique<BusySampler>(o, &proc_, o.gpu.kind == GpuSelector::Kind::kNone ? nullptr : &gpu_,
                                            RealClock::Default(), [this](const std::string& line) {
                                              if (!file_) return;
-                                             std::fputs(line.c_str(), file_);
+                                             // Other processes' command lines: `--api-key X`.
+                                             std::fputs(Redact(line).c_str(), file_);
                                              std::fputc('\n', file_);
                                              std::fflush(file_);
                                            });

@@ -67,12 +67,18 @@ bool Scheduler::Acquire(int e, CancelToken* cancel, size_t* index, int* epoch, i
   return false;
 }
 
-void Scheduler::Release(int e, size_t i) {
+void Scheduler::Release(int e, size_t i, bool answered) {
   std::lock_guard<std::mutex> l(mu_);
   Account();
-  --eps_[e].in_flight;
+  Endpoint& ep = eps_[e];
+  --ep.in_flight;
   --in_flight_;
-  eps_[e].reserved -= Reserve(i);
+  ep.reserved -= Reserve(i);
+  if (answered && ep.max_in_flight_cap != kNoCap && ++ep.answers_since_cap >= kRecoverAfterAnswers) {
+    ep.answers_since_cap = 0;
+    ++ep.max_in_flight_cap;
+    if (ep.max_in_flight_cap >= ep.cap_before) ep.max_in_flight_cap = kNoCap;
+  }
   cv_.notify_all();
 }
 
@@ -87,7 +93,11 @@ bool Scheduler::ReturnForCapacity(int e, size_t i, int epoch, bool* tightened) {
       ep.capacity = ep.capacity > 0 ? std::min(ep.capacity, lowered) : lowered;
     }
     // Without token counts, admit fewer at once instead.
-    if (r == 0) ep.max_in_flight_cap = std::max(1, std::min(ep.max_in_flight_cap, ep.in_flight / 2));
+    if (r == 0) {
+      if (ep.max_in_flight_cap == kNoCap) ep.cap_before = ep.in_flight;
+      ep.max_in_flight_cap = std::max(1, std::min(ep.max_in_flight_cap, ep.in_flight / 2));
+      ep.answers_since_cap = 0;
+    }
     ++ep.epoch;
     *tightened = true;
   }

@@ -34,8 +34,12 @@ class Scheduler {
   // `*waited_us` gets the time spent waiting for tokens to fit; `*waited`
   // whether it waited at all.
   bool Acquire(int e, CancelToken* cancel, size_t* index, int* epoch, int64_t* waited_us, bool* waited);
-  // The request ended on `e` (answered or failed for good).
-  void Release(int e, size_t i);
+  // The request ended on `e` (answered or failed for good). `answered`:
+  // it was answered; every kRecoverAfterAnswers answers since e's request
+  // count was last lowered (ReturnForCapacity without token counts) let one
+  // more in, until e admits what it had in flight before (then unbounded).
+  static constexpr int kRecoverAfterAnswers = 16;
+  void Release(int e, size_t i, bool answered = false);
   // A capacity failure on `e`: back to the front of the queue and, if it
   // was admitted under the capacity in force now, e's capacity lowered to
   // half of what was in flight there (never below this one request). False
@@ -81,7 +85,9 @@ class Scheduler {
     int in_flight = 0;
     int64_t reserved = 0;
     int64_t capacity = 0;
-    int max_in_flight_cap = 1 << 30;  // lowered by capacity failures without token counts
+    int max_in_flight_cap = kNoCap;  // lowered by capacity failures without token counts
+    int cap_before = 0;              // in flight when it was first lowered
+    int answers_since_cap = 0;       // answered since it was last changed
     int epoch = 0;
     bool outage = false;
     bool last_outage_down = false;
@@ -89,6 +95,7 @@ class Scheduler {
     bool dropped = false;
   };
   using SteadyClock = std::chrono::steady_clock;
+  static constexpr int kNoCap = 1 << 30;
 
   bool ReturnLocked(Endpoint& ep, size_t i);
   bool IdleLocked() const { return queue_.empty() && in_flight_ == 0; }

@@ -350,7 +350,7 @@ std::vector<CallResult> RequestPool::Run(
           continue;
         }
       }
-      sched.Release(e, i);
+      sched.Release(e, i, r.status == CallStatus::kOk);
       push(e, i, std::move(r));
     }
   };

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "evals/base/json_fields.h"
+#include "evals/base/json_bounds.h"
 #include "evals/run/results.h"
 #include "evals/run/run_files.h"
 #include "evals/run/run_steps.h"
@@ -34,7 +35,7 @@ Status WriteResults(const std::string& job_dir, const Card& card, const std::str
   std::string old_text;
   const std::string path = job_dir + "/results.json";
   if (ReadFileToString(path, &old_text).ok()) {
-    auto old = nlohmann::json::parse(old_text, nullptr, false);
+    auto old = ParseJsonOrDiscarded(old_text);
     if (!old.is_discarded() && old.is_object()) res = old;
   }
   res["schema"] = kResultsSchema;

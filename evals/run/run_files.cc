@@ -1,4 +1,6 @@
 #include "evals/run/run_files.h"
+#include "evals/base/redact.h"
+#include "evals/base/json_bounds.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -35,7 +37,7 @@ Status WriteFileAtomically(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Status::IoError(tmp + ": cannot write: " + Errno());
-  Status st = WriteAll(fd, text, tmp);
+  Status st = WriteAll(fd, Redact(text), tmp);
   if (st.ok() && ::fsync(fd) != 0) st = Status::IoError(tmp + ": fsync failed: " + Errno());
   ::close(fd);
   if (!st.ok()) return st;
@@ -64,7 +66,7 @@ Status JsonlAppender::Open(const std::string& path) {
 }
 
 Status JsonlAppender::Write(const nlohmann::json& line) {
-  std::string text = DumpLine(line);
+  std::string text = Redact(DumpLine(line));
   text.push_back('\n');
   std::lock_guard<std::mutex> l(mu_);
   if (fd_ < 0) return Status::Internal(path_ + ": not open");
@@ -114,8 +116,9 @@ Status LoadSampleFile(const std::string& path, SampleFileContents* out) {
   } else if (last_nl != std::string::npos) {
     size_t prev = last_nl == 0 ? std::string::npos : text.rfind('\n', last_nl - 1);
     size_t start = prev == std::string::npos ? 0 : prev + 1;
-    auto j = nlohmann::json::parse(text.substr(start, last_nl - start), nullptr, false);
-    if (j.is_discarded()) keep = start;
+    // Nested past the bound is not a tear: ParseJsonl below names the line.
+    const std::string_view last = std::string_view(text).substr(start, last_nl - start);
+    if (CheckJsonBounds(last, path).ok() && nlohmann::json::parse(last, nullptr, false).is_discarded()) keep = start;
   }
   // Every other line is checked before the file is touched: a bad one is
   // not a crash's doing (appends tear only the last line).

@@ -15,7 +15,8 @@
 namespace evalrun {
 
 // Writes `text` to `path` through "<path>.tmp" + fsync + rename + fsync of
-// the folder.
+// the folder. What this file writes (here and JsonlAppender) goes through
+// Redact (evals/base/redact.h): no API key reaches a run file.
 Status WriteFileAtomically(const std::string& path, const std::string& text);
 // fsync of a folder (a rename or unlink in it made durable); best effort.
 void SyncDirectory(const std::string& dir);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "evals/base/build_version.h"
+#include "evals/base/json_bounds.h"
 #include "evals/base/exit_codes.h"
 #include "evals/base/json_diff.h"
 #include "evals/run/run_files.h"
@@ -35,7 +36,7 @@ nlohmann::json HostInfo() {
 // job to be resumed.
 nlohmann::json RunKey(const Job& job, const Server& server) {
   const ServerProps& props = server.props;
-  nlohmann::json doc = nlohmann::json::parse(job.card.text, nullptr, false);
+  nlohmann::json doc = ParseJsonOrDiscarded(job.card.text);
   if (doc.is_object() && doc.contains("parts")) {
     for (auto& [name, p] : doc["parts"].items()) {
       const PartDefinition* def = FindPartDefinition(name);
@@ -70,6 +71,8 @@ namespace {
 // A resumed job's run.json, its run key compared with this run's.
 StepExit CheckResume(const Job& job, const nlohmann::json& run_key, nlohmann::json* run_json, FILE* err) {
   const std::string& dir = job.dir.path();
+  if (Status b = CheckJsonBounds(job.old_run_text, dir + "/run.json"); !b.ok())
+    return Stop(err, b.Prefixed("cannot resume"), kExitBadInput);
   *run_json = nlohmann::json::parse(job.old_run_text, nullptr, false);
   if (run_json->is_discarded() || !run_json->is_object())
     return Stop(err, Status::InvalidInput(dir + "/run.json: not valid JSON; cannot resume"), kExitBadInput);
@@ -141,7 +144,7 @@ StepExit OpenRun(Job* job, const Server& server, FILE* err) {
   if (job->resuming) {
     if (StepExit e = CheckResume(*job, run_key, &run_json, err)) return e;
   } else {
-    run_json["card"] = nlohmann::json::parse(card.text, nullptr, false);
+    run_json["card"] = ParseJsonOrDiscarded(card.text);
     run_json["card_path"] = card.path;
     run_json["card_sha256"] = card.sha256;
     run_json["evalrun"] = {{"version", EvalrunVersion()}, {"git_sha", EvalrunGitSha()}};

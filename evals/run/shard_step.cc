@@ -2,6 +2,7 @@
 // shard's after every part is prepared, the shard checked on resume, and
 // <job>/shard.json.
 #include "evals/base/exit_codes.h"
+#include "evals/base/json_bounds.h"
 #include "evals/base/files.h"
 #include "evals/run/run_files.h"
 #include "evals/run/run_steps.h"
@@ -11,7 +12,7 @@ namespace {
 
 // A resumed job must be the same shard of the same run.
 StepExit CheckResumedShard(const Job& job, FILE* err) {
-  const nlohmann::json old = nlohmann::json::parse(job.old_run_text, nullptr, false);
+  const nlohmann::json old = ParseJsonOrDiscarded(job.old_run_text);
   const nlohmann::json old_shard = old.is_object() ? old.value("shard", nlohmann::json()) : nlohmann::json();
   const std::string was = old_shard.is_object()
                               ? std::to_string(old_shard.value("index", 0)) + "/" +
@@ -66,7 +67,7 @@ StepExit WriteShardFile(const Job& job, FILE* err) {
   const std::string path = job.dir.path() + "/" + kShardFile;
   std::string old_text;
   if (job.resuming && ReadFileToString(path, &old_text).ok()) {
-    const nlohmann::json old = nlohmann::json::parse(old_text, nullptr, false);
+    const nlohmann::json old = ParseJsonOrDiscarded(old_text);
     if (old == doc) return std::nullopt;
     std::fprintf(err, "evalrun: note: %s: the selection changed since the shard started (a question count "
                  "changed?); rewritten\n", path.c_str());

@@ -1,4 +1,6 @@
 #include "evals/server/client.h"
+#include "evals/base/redact.h"
+#include "evals/base/json_bounds.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -33,7 +35,7 @@ struct Refusal {
 
 Refusal Classify(int http_status, const std::string& body) {
   Refusal r;
-  auto j = nlohmann::json::parse(body, nullptr, false);
+  auto j = ParseJsonOrDiscarded(body);
   const nlohmann::json* e = nullptr;
   if (!j.is_discarded() && j.is_object() && j.contains("error") && j["error"].is_object()) e = &j["error"];
   const std::string type = e && e->contains("type") && (*e)["type"].is_string() ? (*e)["type"].get<std::string>() : "";
@@ -55,14 +57,19 @@ Refusal Classify(int http_status, const std::string& body) {
     r.status = CallStatus::kCapacity;
     return r;
   }
-  if (http_status == 503) {
-    // "Loading model": the server is (re)starting; anything else: busy.
-    r.status = message.find("Loading model") != std::string::npos || type == "unavailable_error"
-                   ? CallStatus::kUnreachable
-                   : CallStatus::kCapacity;
-    return r;
-  }
+  // "Loading model": the server is (re)starting. Any other 503 (a JSON
+  // "busy", a proxy's HTML page) is an ordinary failure: retried under
+  // `retries` with the backoff and its Retry-After, never a capacity signal.
+  if (http_status == 503 && (message.find("Loading model") != std::string::npos || type == "unavailable_error"))
+    r.status = CallStatus::kUnreachable;
   return r;
+}
+
+// Retry-After in seconds (delta-seconds only; an HTTP date or garbage: 0),
+// at most kRetryAfterMaxS.
+double RetryAfterSeconds(const std::string& value) {
+  if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return std::min(std::stod(value), kRetryAfterMaxS);
 }
 
 }  // namespace
@@ -78,13 +85,14 @@ CallResult OpenAiClient::Complete(const Prompt& prompt) {
   const int connections_before = transport_->connections_opened();
   double backoff = retry_.backoff_initial_s;
   bool server_may_be_gone = false;  // the last failure: no connection, or a restarting server
+  double retry_after = 0;           // the last reply's Retry-After, capped
   for (int attempt = 0; attempt <= retry_.retries; ++attempt) {
     if (cancel_ && cancel_->cancelled()) {
       r.status = CallStatus::kCancelled;
       return r;
     }
     if (attempt > 0) {
-      if (!clock_->SleepFor(backoff, cancel_)) {
+      if (!clock_->SleepFor(std::max(backoff, retry_after), cancel_)) {
         r.status = CallStatus::kCancelled;
         return r;
       }
@@ -95,6 +103,7 @@ CallResult OpenAiClient::Complete(const Prompt& prompt) {
     HttpResponse resp = transport_->Post(path, body, timeout);
     const double ms = attempt_time.Seconds() * 1000.0;
     r.http_status = resp.status;
+    retry_after = RetryAfterSeconds(resp.retry_after);
     server_may_be_gone = false;
     if (!resp.transport_ok()) {
       // The transport cannot tell a read timeout from a reset; the clock can
@@ -106,7 +115,7 @@ CallResult OpenAiClient::Complete(const Prompt& prompt) {
         r.error = "POST " + path + ": " + buf;
         continue;
       }
-      r.error = "POST " + path + ": " + resp.error;
+      r.error = Redact("POST " + path + ": " + resp.error);
       if (resp.error.find("still arriving") != std::string::npos) continue;
       if (resp.error.rfind("could not connect", 0) == 0) {
         // Nothing listens: the server is gone (or restarting). No retries:
@@ -129,10 +138,10 @@ CallResult OpenAiClient::Complete(const Prompt& prompt) {
         r.new_connection = transport_->connections_opened() > connections_before;
         return r;
       }
-      r.error = "POST " + path + ": HTTP 200 but " + st.message();
+      r.error = Redact("POST " + path + ": HTTP 200 but " + st.message());
       continue;
     }
-    r.error = "POST " + path + ": HTTP " + std::to_string(resp.status) + ": " + ErrorMessageOf(resp.body);
+    r.error = Redact("POST " + path + ": HTTP " + std::to_string(resp.status) + ": " + ErrorMessageOf(resp.body));
     const Refusal refusal = Classify(resp.status, resp.body);
     if (refusal.status == CallStatus::kTooLong || refusal.status == CallStatus::kCapacity) {
       r.status = refusal.status;

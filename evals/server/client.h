@@ -24,6 +24,9 @@ class Client {
 
 using ClientFactory = std::function<std::unique_ptr<Client>()>;
 
+// The longest a Retry-After header (429, 503) makes a retry wait.
+inline constexpr double kRetryAfterMaxS = 60;
+
 struct RetryPolicy {
   int retries = 3;              // further attempts after the first
   double backoff_initial_s = 1;  // doubled after each failed attempt
@@ -38,8 +41,11 @@ double RequestTimeoutSeconds(const ServerConfig& server, const Prompt& prompt);
 // Speaks POST {base_url}/chat/completions, or for a prompt with a
 // LogprobRequest the raw completion of evals/server/completion_wire.h
 // (POST {base_url}/completions or llama-server's /completion). Retries 5xx, 429, timeouts,
-// replies over the size limit and unusable 200 replies (not JSON, error
-// object, no choices) with backoff; never other 4xx. Each attempt is
+// replies over the size limit, replies that are not exactly one HTTP reply
+// and unusable 200 replies (not JSON, error object, no choices) with
+// backoff, at most `retries` times; never other 4xx. A retry waits the
+// backoff or the failed reply's Retry-After (delta-seconds, capped at
+// kRetryAfterMaxS), whichever is longer. Each attempt is
 // counted. Cancellation stops retries and backoff sleeps at once. The
 // backoff sleeps and the timing of each attempt (latency_ms, and telling a
 // read timeout from a reset) are on `clock` (not owned; the real one unless
@@ -49,12 +55,15 @@ double RequestTimeoutSeconds(const ServerConfig& server, const Prompt& prompt);
 //   kTooLong      HTTP 400 exceed_context_size_error (llama-server, with its
 //                 n_prompt_tokens and n_ctx), or vLLM's "maximum context length";
 //   kCapacity     HTTP 500 "Context size has been exceeded" (a shared KV
-//                 cache overflowed), HTTP 503 other than loading;
+//                 cache overflowed). Any other 503 (busy) is an ordinary
+//                 retried failure;
 //   kUnreachable  nothing listens (connection refused: at once, no retries),
 //                 or the retries ran out and the last failure was a broken
 //                 connection or HTTP 503 "Loading model" (a restart): the
 //                 pool then asks the server's /health whether it is gone.
 // An answer records whether it came over a new connection (new_connection).
+// Errors recorded (CallResult::error) pass through Redact (redact.h): a
+// server quoting the request's Authorization header back leaks nothing.
 class OpenAiClient : public Client {
  public:
   OpenAiClient(std::unique_ptr<HttpTransport> transport, const ServerConfig& server,

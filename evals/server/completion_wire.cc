@@ -1,4 +1,5 @@
 #include "evals/server/completion_wire.h"
+#include "evals/base/json_bounds.h"
 
 #include <algorithm>
 
@@ -108,6 +109,7 @@ std::string CompletionRequestBody(const Prompt& prompt, const std::string& model
 }
 
 Status ParseCompletionReply(std::string_view body, Completion* out) {
+  if (Status b = CheckJsonBounds(body, "reply"); !b.ok()) return Status::ServerError(b.message());
   json j = json::parse(body, nullptr, false);
   if (j.is_discarded()) {
     return Status::ServerError("reply is not valid JSON (" + std::to_string(body.size()) + " bytes, starting \"" +

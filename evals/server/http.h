@@ -22,11 +22,23 @@ struct HttpResponse {
   // resolve, or connecting was refused, unreachable or timed out): nothing
   // was sent, and trying again at once will not help.
   bool not_connected = false;
+  // The reply's Retry-After header as sent ("5"), "" when absent.
+  std::string retry_after;
   bool transport_ok() const { return status > 0; }
 };
 
 // One keep-alive connection to one origin. Not thread-safe: each worker
 // thread owns its own transport (a shared one would serialise requests).
+//
+// A reply belongs to its request (http://, evalrun's own reader,
+// http_reply.h): the kept connection carries a new request only when
+// nothing is waiting on it (bytes nobody asked for, or the server's
+// close: then a new connection is made); a reply that is not exactly one
+// well-formed reply, or that is followed by more bytes, is a failure
+// (status 0, `error` says which) and its connection is closed. Over
+// https:// (httplib) only the first half holds: bytes pending in the
+// socket before a request close the connection, but bytes after a reply
+// that came in the same read are not seen.
 class HttpTransport {
  public:
   virtual ~HttpTransport() = default;

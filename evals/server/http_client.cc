@@ -11,6 +11,7 @@
 #include <httplib.h>
 
 #include <netdb.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -25,6 +26,7 @@
 
 #include "evals/base/files.h"
 #include "evals/server/http.h"
+#include "evals/server/http_reply.h"
 
 namespace evalrun {
 namespace {
@@ -43,6 +45,7 @@ class HttplibTransport : public HttpTransport {
     client_.set_socket_options([this](socket_t sock) {
       int yes = 1;
       setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+      sock_ = sock;
       ++connections_;
     });
     client_.set_connection_timeout(10, 0);
@@ -74,6 +77,12 @@ class HttplibTransport : public HttpTransport {
     if (!body.empty() || std::string(method) == "POST") {
       req.body = body;
       req.headers.emplace("Content-Type", "application/json");
+    }
+    // Never reuse a connection with something waiting on it (a reply
+    // nobody asked for, or the server's close).
+    if (client_.is_socket_open() && sock_ >= 0) {
+      struct pollfd p = {sock_, POLLIN, 0};
+      if (::poll(&p, 1, 0) != 0) client_.stop();
     }
     std::string reply;
     bool too_big = false, too_slow = false;
@@ -109,6 +118,7 @@ class HttplibTransport : public HttpTransport {
     out.status = r->status;
     out.body = std::move(reply);
     if (out.body.empty() && !r->body.empty()) out.body = r->body;
+    out.retry_after = r->get_header_value("Retry-After");
     return out;
   }
 
@@ -134,12 +144,234 @@ class HttplibTransport : public HttpTransport {
   std::string token_;
   size_t max_reply_bytes_;
   int connections_ = 0;
+  socket_t sock_ = -1;
+};
+
+// ---------------------------------------------------------------------------
+// Plain http: evalrun's own HTTP/1.1 client over one kept-alive socket, so
+// that a reply is known to be exactly one reply (HttpReplyReader) and a
+// connection is reused only when nothing is pending on it. httplib cannot
+// promise either: it reuses a connection with bytes waiting, and bytes
+// after a reply's end are lost in its read buffer or read as the next reply.
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+int MillisLeft(SteadyTime deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+  return static_cast<int>(std::clamp<int64_t>(left.count(), 0, 1 << 30));
+}
+
+// Waits for `events` on fd until `deadline`: true when ready.
+bool WaitFd(int fd, short events, SteadyTime deadline) {
+  for (;;) {
+    struct pollfd p = {fd, events, 0};
+    const int rc = ::poll(&p, 1, MillisLeft(deadline));
+    if (rc > 0) return true;
+    if (rc == 0) return false;
+    if (errno != EINTR) return false;
+  }
+}
+
+class SocketTransport : public HttpTransport {
+ public:
+  SocketTransport(const HttpUrl& origin, const std::string& token, size_t max_reply_bytes)
+      : host_(origin.host), port_(origin.port), max_reply_bytes_(max_reply_bytes) {
+    if (!token.empty()) auth_ = "Authorization: Bearer " + token + "\r\n";
+  }
+  ~SocketTransport() override { Close(); }
+
+  HttpResponse Get(const std::string& path, double timeout_s) override {
+    return Exchange("GET", path, nullptr, timeout_s);
+  }
+  HttpResponse Post(const std::string& path, const std::string& body, double timeout_s) override {
+    return Exchange("POST", path, &body, timeout_s);
+  }
+  int connections_opened() const override { return connections_; }
+
+ private:
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+  // The kept connection may carry a new request only when nothing waits on
+  // it: neither bytes (a reply nobody asked for) nor the server's close.
+  void DropIfNotIdle() {
+    if (fd_ < 0) return;
+    struct pollfd p = {fd_, POLLIN, 0};
+    if (::poll(&p, 1, 0) != 0) Close();
+  }
+
+  // "" when connected, else why not.
+  std::string Connect(SteadyTime deadline) {
+    struct addrinfo hints = {};
+    hints.ai_socktype = SOCK_STREAM;
+    struct addrinfo* res = nullptr;
+    if (::getaddrinfo(host_.c_str(), std::to_string(port_).c_str(), &hints, &res) != 0 || res == nullptr)
+      return "could not connect (cannot resolve host name " + host_ + ")";
+    std::string err = "could not connect (connection refused or host unreachable)";
+    for (struct addrinfo* a = res; a != nullptr && fd_ < 0; a = a->ai_next) {
+      const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+      if (fd < 0) continue;
+      int yes = 1;
+      // The headers and the body are one write; no Nagle wait either way.
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+      int rc = ::connect(fd, a->ai_addr, a->ai_addrlen);
+      if (rc != 0 && errno == EINPROGRESS) {
+        if (!WaitFd(fd, POLLOUT, deadline)) {
+          err = "connection timeout";
+          ::close(fd);
+          continue;
+        }
+        int so = 0;
+        socklen_t len = sizeof so;
+        rc = getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &len) == 0 && so == 0 ? 0 : -1;
+      }
+      if (rc != 0) {
+        ::close(fd);
+        continue;
+      }
+      fd_ = fd;
+      ++connections_;
+    }
+    ::freeaddrinfo(res);
+    return fd_ >= 0 ? "" : err;
+  }
+
+  bool SendAll(const std::string& data, SteadyTime deadline) {
+    for (size_t off = 0; off < data.size();) {
+      const ssize_t w = ::send(fd_, data.data() + off, data.size() - off, MSG_NOSIGNAL);
+      if (w > 0) {
+        off += static_cast<size_t>(w);
+      } else if (w < 0 && errno == EINTR) {
+        continue;
+      } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        if (!WaitFd(fd_, POLLOUT, deadline)) return false;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  std::string Request(const char* method, const std::string& path, const std::string* body) const {
+    std::string req;
+    req.reserve(256 + path.size() + (body ? body->size() : 0));
+    req.append(method).append(" ").append(path).append(" HTTP/1.1\r\nHost: ").append(host_);
+    req.append(":").append(std::to_string(port_)).append("\r\nAccept: application/json\r\nUser-Agent: evalrun\r\n");
+    req.append(auth_);
+    if (body != nullptr) {
+      req.append("Content-Type: application/json\r\nContent-Length: ").append(std::to_string(body->size()));
+      req.append("\r\n\r\n").append(*body);
+    } else {
+      req.append("\r\n");
+    }
+    return req;
+  }
+
+  // Reads one reply into `reader`; "" when it came whole (the reader says
+  // whether it was well formed), else what went wrong.
+  std::string Receive(HttpReplyReader* reader, SteadyTime deadline, double timeout_s) {
+    char buf[64 * 1024];
+    while (reader->state() == HttpReplyReader::State::kNeedMore) {
+      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n > 0) {
+        reader->Feed(std::string_view(buf, static_cast<size_t>(n)));
+      } else if (n == 0) {
+        reader->End();
+      } else if (errno == EINTR) {
+        continue;
+      } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        if (WaitFd(fd_, POLLIN, deadline)) continue;
+        if (!reader->started()) return "connection closed or reset while reading the reply (or read timeout)";
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "no complete reply within %.1f s (the reply was still arriving)", timeout_s);
+        return msg;
+      } else {
+        return "connection closed or reset while reading the reply (or read timeout)";
+      }
+    }
+    // Bytes that came with the reply but after its end, still in the
+    // socket: the reply is not alone on this connection.
+    if (reader->state() == HttpReplyReader::State::kDone) {
+      const ssize_t more = ::recv(fd_, buf, sizeof buf, MSG_PEEK | MSG_DONTWAIT);
+      if (more > 0) reader->Feed(std::string_view(buf, static_cast<size_t>(more)));
+    }
+    return "";
+  }
+
+  HttpResponse Exchange(const char* method, const std::string& path, const std::string* body, double timeout_s) {
+    const auto us = std::chrono::microseconds(static_cast<int64_t>(timeout_s * 1e6));
+    const SteadyTime deadline = std::chrono::steady_clock::now() + us;
+    const std::string request = Request(method, path, body);
+    HttpResponse out;
+    DropIfNotIdle();
+    // A kept connection the server closed as the request went out is
+    // tried once more on a new one (nothing of the reply had come).
+    for (int round = 0; round < 2; ++round) {
+      const bool reused = fd_ >= 0;
+      if (!reused) {
+        out.error = Connect(std::chrono::steady_clock::now() + std::chrono::seconds(10));
+        if (!out.error.empty()) return out;
+      }
+      if (!SendAll(request, deadline)) {
+        Close();
+        out.error = "connection closed while sending the request";
+        if (reused) continue;
+        return out;
+      }
+      HttpReplyReader reader(max_reply_bytes_);
+      out.error = Receive(&reader, deadline, timeout_s);
+      if (reused && !reader.started() && reader.state() == HttpReplyReader::State::kBad) {
+        Close();
+        continue;
+      }
+      return Finish(&reader, &out);
+    }
+    return out;
+  }
+
+  HttpResponse Finish(HttpReplyReader* reader, HttpResponse* out) {
+    const bool whole = out->error.empty() && reader->state() == HttpReplyReader::State::kDone && reader->extra() == 0;
+    if (!whole || !reader->keep_alive()) Close();
+    if (!out->error.empty()) return *out;
+    if (reader->too_big()) {
+      char msg[160];
+      std::snprintf(msg, sizeof msg, "the reply is larger than %zu MiB (evalrun's limit); cut off",
+                    max_reply_bytes_ >> 20);
+      out->error = msg;
+    } else if (reader->state() == HttpReplyReader::State::kBad) {
+      out->error = reader->started() && reader->error().find("closed") == std::string::npos
+                       ? "not one well-formed HTTP reply: " + reader->error()
+                       : "connection closed or reset while reading the reply (" + reader->error() + ")";
+    } else if (reader->extra() > 0) {
+      out->error = "the reply (HTTP " + std::to_string(reader->status()) + ") was followed by " +
+                   std::to_string(reader->extra()) +
+                   " more bytes on the connection (a second reply, or a Content-Length shorter than the body): "
+                   "not used, the connection closed";
+    } else {
+      out->status = reader->status();
+      out->body = std::move(reader->mutable_body());
+      out->retry_after = reader->retry_after();
+    }
+    return *out;
+  }
+
+  const std::string host_;
+  const int port_;
+  const size_t max_reply_bytes_;
+  std::string auth_;
+  int fd_ = -1;
+  int connections_ = 0;
 };
 
 }  // namespace
 
 std::unique_ptr<HttpTransport> MakeHttpTransport(const std::string& origin,
                                                  const std::string& bearer_token, size_t max_reply_bytes) {
+  HttpUrl u;
+  if (ParseHttpUrl(origin, &u) && u.scheme == "http")
+    return std::make_unique<SocketTransport>(u, bearer_token, max_reply_bytes);
   return std::make_unique<HttplibTransport>(origin, bearer_token, max_reply_bytes);
 }
 

@@ -1,4 +1,5 @@
 #include "evals/server/kv_capacity.h"
+#include "evals/base/json_bounds.h"
 
 #include <cstdlib>
 #include <sstream>
@@ -79,7 +80,7 @@ KvCapacity ResolveKvCapacity(const ServerConfig& server, const std::vector<std::
     }
     HttpResponse s = t->Get("/get_server_info", 10);
     if (s.status == 200) {
-      auto j = nlohmann::json::parse(s.body, nullptr, false);
+      auto j = ParseJsonOrDiscarded(s.body);
       if (j.is_object() && j.contains("max_total_num_tokens") && j["max_total_num_tokens"].is_number_integer() &&
           j["max_total_num_tokens"].get<int64_t>() > 0) {
         k.shared = true;

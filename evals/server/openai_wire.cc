@@ -1,4 +1,5 @@
 #include "evals/server/openai_wire.h"
+#include "evals/base/json_bounds.h"
 
 #include <nlohmann/json.hpp>
 
@@ -47,7 +48,7 @@ bool SplitThinkBlock(std::string_view text, std::string* reasoning, std::string*
 }
 
 std::string ErrorMessageOf(std::string_view body) {
-  auto j = nlohmann::json::parse(body, nullptr, false);
+  auto j = ParseJsonOrDiscarded(body);
   if (!j.is_discarded() && j.is_object() && j.contains("error")) {
     const auto& e = j["error"];
     if (e.is_object() && e.contains("message") && e["message"].is_string())
@@ -69,6 +70,7 @@ double NumberOr(const nlohmann::json& o, const char* key, double dflt) {
 }  // namespace
 
 Status ParseChatReply(std::string_view body, Completion* out) {
+  if (Status b = CheckJsonBounds(body, "reply"); !b.ok()) return Status::ServerError(b.message());
   auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_discarded()) {
     std::string head(body.substr(0, 120));

@@ -1,4 +1,5 @@
 #include "evals/server/server_info.h"
+#include "evals/base/json_bounds.h"
 
 #include <chrono>
 
@@ -57,11 +58,17 @@ Status WaitUntilReady(HttpTransport* t, const ServerConfig& server, double timeo
 Status FetchServerProps(HttpTransport* t, const ServerConfig& server, ServerProps* out) {
   HttpResponse r = t->Get("/props", 10);
   if (r.transport_ok() && r.status == 200) {
+    // A reply nested past the bound is refused whole (it would crash the
+    // copies below); what is copied into run.json is bounded in size.
+    if (Status b = CheckJsonBounds(r.body, "GET " + server.Origin() + "/props: reply"); !b.ok())
+      return Status::ServerError(b.message());
     auto j = nlohmann::json::parse(r.body, nullptr, false);
     if (!j.is_discarded() && j.is_object()) {
       out->has_props = true;
-      if (j.contains("build_info") && j["build_info"].is_string()) out->build_info = j["build_info"];
-      if (j.contains("model_path") && j["model_path"].is_string()) out->model_path = j["model_path"];
+      if (j.contains("build_info") && j["build_info"].is_string())
+        out->build_info = BoundedString(j["build_info"].get<std::string>(), 1024);
+      if (j.contains("model_path") && j["model_path"].is_string())
+        out->model_path = BoundedString(j["model_path"].get<std::string>(), 4096);
       if (j.contains("total_slots") && j["total_slots"].is_number_integer())
         out->total_slots = j["total_slots"].get<int>();
       auto dg = j.find("default_generation_settings");
@@ -75,8 +82,10 @@ Status FetchServerProps(HttpTransport* t, const ServerConfig& server, ServerProp
   }
   HttpResponse m = t->Get(server.PathPrefix() + "/models", 10);
   if (m.transport_ok() && m.status == 200) {
+    const std::string source = "GET " + server.Origin() + server.PathPrefix() + "/models: reply";
+    if (Status b = CheckJsonBounds(m.body, source); !b.ok()) return Status::ServerError(b.message());
     auto j = nlohmann::json::parse(m.body, nullptr, false);
-    if (!j.is_discarded()) out->models = j;
+    if (!j.is_discarded()) out->models = BoundedCopy(j, source.substr(4));
   }
   return Status::Ok();
 }

@@ -33,7 +33,10 @@ struct ServerProps {
 Status WaitUntilReady(HttpTransport* t, const ServerConfig& server, double timeout_s,
                       CancelToken* cancel, std::string* log);
 
-// GET /props and /v1/models; missing endpoints leave fields empty.
+// GET /props and /v1/models; missing endpoints leave fields empty. A reply
+// nested past kMaxJsonDepth (json_bounds.h) is a ServerError naming the
+// path; the strings and the /v1/models value kept are bounded in size
+// (BoundedString, BoundedCopy), so run.json never copies a flood.
 Status FetchServerProps(HttpTransport* t, const ServerConfig& server, ServerProps* out);
 
 }  // namespace evalrun

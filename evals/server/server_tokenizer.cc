@@ -1,4 +1,5 @@
 #include "evals/server/server_tokenizer.h"
+#include "evals/base/json_bounds.h"
 
 #include <nlohmann/json.hpp>
 
@@ -52,7 +53,7 @@ class ServerTokenizer : public Tokenizer {
     if (r.status != 200)
       return Status::ServerError("POST " + server_.Origin() + path + ": HTTP " + std::to_string(r.status) + ": " +
                                  ErrorMessageOf(r.body));
-    *out = nlohmann::json::parse(r.body, nullptr, false);
+    *out = ParseJsonOrDiscarded(r.body);
     if (out->is_discarded() || !out->is_object())
       return Status::ServerError("POST " + server_.Origin() + path + ": reply is not a JSON object");
     return Status::Ok();

@@ -47,9 +47,8 @@ CallResult FaultResult(Fault fault) {
       r.attempts = 1;
       break;
     case Fault::kBusy503:
-      r.status = CallStatus::kCapacity;
+      r.status = CallStatus::kFailed;
       r.http_status = 503;
-      r.attempts = 0;
       r.error = post + "HTTP 503: no slot available";
       break;
     case Fault::kLoading503:

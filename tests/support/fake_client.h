@@ -66,7 +66,7 @@ ClientFactory FakeClientFactory(FakeClient::Script script,
 // it (see CallStatus):
 enum class Fault {
   kNone,        // asks the wrapped client
-  kBusy503,     // HTTP 503 (no slot free): kCapacity, not counted as an attempt
+  kBusy503,     // HTTP 503 other than loading (busy): retried like a 500, then kFailed
   kLoading503,  // HTTP 503 "Loading model" until the retries ran out: kUnreachable
   kReset,       // the connection broke on every attempt: kUnreachable
   kTimeout,     // no reply before the request's deadline: kFailed

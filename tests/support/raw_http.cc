@@ -153,8 +153,10 @@ RawReply RawHttp::Read(double timeout_s) {
 RawReply RawHttp::Request(const std::string& method, const std::string& path, const std::string& body,
                           double timeout_s, const std::string& extra_headers) {
   if (!extra_headers.empty()) {
-    // Only used with bodiless requests in the tests.
-    std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra_headers + "\r\n";
+    std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra_headers;
+    if (!body.empty() || method == "POST")
+      req += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+    req += "\r\n" + body;
     if (fd_ < 0 || ::send(fd_, req.data(), req.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(req.size()))
       return RawReply{};
     return Read(timeout_s);
