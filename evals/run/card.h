@@ -22,6 +22,10 @@
 
 namespace evalrun {
 
+// server.slots (and each endpoint's) is 1..kMaxServerSlots or "auto"; a
+// server's "auto" claim is held to the same bound (server_start.cc).
+inline constexpr int kMaxServerSlots = 1024;
+
 struct SamplingConfig {
   double temperature = 0.0;
   int top_k = 1;
