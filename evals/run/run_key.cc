@@ -9,6 +9,7 @@
 #include "evals/base/build_version.h"
 #include "evals/base/exit_codes.h"
 #include "evals/base/json_diff.h"
+#include "evals/run/rescore_stored.h"
 #include "evals/run/run_files.h"
 #include "evals/run/run_steps.h"
 #include "evals/run/sample_codec.h"
@@ -105,6 +106,7 @@ StepExit ReadAnswered(PartRun* r, FILE* err) {
                   kExitBadInput);
     r->answered.push_back(std::move(rec));
   }
+  RescoreStored(*r->part, r->prepared, r->index_by_id, path, &r->answered, err);  // a stored verdict is not trusted
   return std::nullopt;
 }
 
