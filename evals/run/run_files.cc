@@ -100,8 +100,8 @@ void JsonlAppender::Close() {
 
 Status LoadSampleFile(const std::string& path, SampleFileContents* out) {
   *out = SampleFileContents();
-  struct stat link;
-  if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
+  struct stat entry;
+  if (::lstat(path.c_str(), &entry) == 0 && S_ISLNK(entry.st_mode))
     return Status::InvalidInput(path + ": is a symbolic link; evalrun writes and cuts this file itself and does "
                                 "not follow links (it could cut the file the link points to): put the file itself "
                                 "there, or start another --job");
