@@ -33,13 +33,10 @@
 // Progress goes to `err` (a live line on a terminal, start and end lines
 // otherwise); one result line per file goes to `out`.
 //
-// Mirror: --mirror URL (or $EVALRUN_DATASETS_MIRROR) replaces every source's
-// origin. Layout under the mirror:
-//   <mirror>/<path>                 every plain and zip-member file, as
-//                                   installed (so a served copy of a data dir
-//                                   is a mirror: `python3 -m http.server`);
-//   <mirror>/rows?dataset=..&config=..&split=..&offset=..&length=..
-//                                   paged sources, answered as the HF API does.
+// Mirror: --mirror URL (or $EVALRUN_DATASETS_MIRROR) replaces every source.
+// Layout under the mirror: <mirror>/<path> for every file, as installed
+// (plain, zip-member and paged sources alike), so a served copy of a data
+// dir is a mirror: `python3 -m http.server` in it, or any static server.
 //
 // Gated sources: $HF_TOKEN, when set, is sent as "Authorization: Bearer" to
 // Hugging Face hosts only (huggingface.co and its subdomains, https), never to

@@ -53,17 +53,13 @@ Status ParseSource(const Manifest& m, const ManifestFile& f, FetchSource* out) {
   return Status::Ok();
 }
 
-// The mirror's layout (fetch.h): files by their data-dir path, pages at /rows.
+// The mirror's layout (fetch.h): every file by its data-dir path, as installed.
 FetchSource OnMirror(const FetchSource& s, const std::string& mirror, const std::string& rel_path) {
   FetchSource m = s;
-  if (s.kind == FetchSource::Kind::kHfRows) {
-    m.url = mirror + "/rows";
-  } else {
-    m.kind = FetchSource::Kind::kFile;
-    m.url = mirror + "/" + rel_path;
-    m.zip_member.clear();
-    m.sort_lines = false;
-  }
+  m.kind = FetchSource::Kind::kFile;
+  m.url = mirror + "/" + rel_path;
+  m.zip_member.clear();
+  m.sort_lines = false;
   return m;
 }
 

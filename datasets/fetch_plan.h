@@ -38,8 +38,9 @@ struct FetchSource {
 Status ParseSource(const Manifest& m, const ManifestFile& f, FetchSource* out);
 
 // The source `s` of the file at `rel_path` as the mirror serves it (`mirror`
-// without a trailing slash): pages from <mirror>/rows, with the same query;
-// anything else as a plain download of <mirror>/<rel_path>, installed as is.
+// without a trailing slash): a plain download of <mirror>/<rel_path>,
+// installed as is, whatever the source (a paged one included: a mirror is a
+// served copy of a data dir, and has no rows API).
 FetchSource OnMirror(const FetchSource& s, const std::string& mirror, const std::string& rel_path);
 
 // A file to fetch and the manifest that lists it.

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <string>
 #include <thread>
 
 #include "datasets/fetch.h"
@@ -48,9 +49,9 @@ class SignalWatcher {
         if (sigwait(&set_, &sig) != 0) continue;
         if (sig == SIGUSR2) return;  // our own wake-up at exit
         if (++count == 1) {
-          const char msg[] = "\nevalrun: stopping: no new requests; waiting for the answers in flight "
-                             "(Ctrl-C again to quit at once)\n";
-          (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+          const std::string msg = std::string("\nevalrun: stopping: ") + cancel_->stop_note() +
+                                  " (Ctrl-C again to quit at once)\n";
+          (void)!write(STDERR_FILENO, msg.data(), msg.size());
           cancel_->Cancel();
         } else {
           const char msg[] = "\nevalrun: quit; answers written so far are kept\n";
@@ -147,7 +148,8 @@ Examples:
   evalrun --card cards/local.json --shard 2/4 --job big-2   # shard 2 of 4; see evalrun merge --help
 
 Exit codes: 0 ok, 1 bad input (nothing was asked), 2 server unreachable,
-3 incomplete (failed requests above the card's max_failed), 130 interrupted.
+3 incomplete (failed requests above the card's max_failed), 5 the run's files
+could not be written (disk full; answers on disk kept), 130 interrupted.
 )";
 
 constexpr const char* kScoreExamples = R"(
@@ -234,7 +236,7 @@ Files are checked against the sha256 in datasets/manifests/ before they are
 installed; a file that fails is kept as <file>.bad. Interrupted downloads
 resume (<file>.part). HF_TOKEN, if set, is sent to huggingface.co only.
 A mirror serves each file at <mirror>/<path> (the paths `datasets list`
-shows) and MMLU-Pro at <mirror>/rows as the Hugging Face dataset viewer does.
+shows): any static HTTP server of a data dir's copy, e.g. python3 -m http.server.
 
 Exit codes: 0 ok, 1 unknown name, local I/O error or a file that failed its
 check, 2 a source could not be downloaded (run again to resume).

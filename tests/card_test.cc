@@ -109,7 +109,7 @@ TEST(CardTest, MeaninglessNumbersAreRefused) {
       {CardWith(R"(, "request_timeout_base_s": -1)"), "server.request_timeout_base_s: expected a number >= 0"},
       {CardWith(R"(, "connect_timeout_s": 0)"), "server.connect_timeout_s: expected a number > 0 and <= 3600, got 0"},
       {CardWith(R"(, "stop_grace_s": -1)"), "server.stop_grace_s: expected a number >= 0 and <= 3600, got -1"},
-      {CardWith(R"(, "min_decode_tps": 0)"), "server.min_decode_tps: expected a number > 0"},
+      {CardWith(R"(, "min_decode_tps": 0)"), "server.min_decode_tps: expected a number >= 0.1"},
       {CardWith(R"(, "retries": 25)"), "server.retries: expected an integer 0..20, got 25"},
       {CardWith(R"(, "context": 0)"), "server.context: expected an integer 1..2147483647, got 0"},
       {CardWith("", R"("gpqa": {})", R"(, "load_sampling": {"threshold_pct": -5})"),
@@ -143,6 +143,40 @@ TEST(CardTest, MeaninglessNumbersAreRefused) {
     EXPECT_EQ(m.rfind("cards/x.json: ", 0), 0u) << m;
     EXPECT_NE(m.find(c.want), std::string::npos) << "want: " << c.want << "\ngot:  " << m;
   }
+}
+
+// Issue 29, item 7: careless values are refused naming the key and the
+// value as written: a decode rate so low that every timeout overflows (each
+// request then timed out at once), a name with a NUL byte (it names the job
+// folder: the message was "evalrun: jobt/a"), a count beyond int64 (it was
+// reported as "got -1").
+TEST(CardTest, CarelessValuesAreRefusedNamingTheKeyAndTheValue) {
+  struct Case {
+    std::string card, want;
+  };
+  const std::vector<Case> cases = {
+      {CardWith(R"(, "min_decode_tps": 1e-9)"),
+       "cards/x.json: server.min_decode_tps: expected a number >= 0.1 and <= 1000000, got 1e-09"},
+      {R"({"name": "t\u0000a", "server": {"base_url": "http://h:8080/v1"}, "parts": {"gpqa": {}}})",
+       "cards/x.json: name: expected a non-empty name without '/' or control characters (it names the job folder), "
+       "got \"t\\u0000a\""},
+      {R"({"name": "tab\there", "server": {"base_url": "http://h:8080/v1"}, "parts": {"gpqa": {}}})",
+       "cards/x.json: name: expected a non-empty name without '/' or control characters"},
+      {CardWith("", R"("mmlupro": {"questions": 18446744073709551615})"),
+       "cards/x.json: parts.mmlupro.questions: expected an integer >= 1, got 18446744073709551615"},
+      {CardWith("", R"("ruler": {"lengths": [4096, 18446744073709551615]})"),
+       "cards/x.json: parts.ruler.lengths[1]: expected an integer, got 18446744073709551615"},
+      {CardWith(R"(, "retries": 18446744073709551615)"),
+       "cards/x.json: server.retries: expected an integer 0..20, got 18446744073709551615"},
+  };
+  for (const Case& c : cases) {
+    const std::string m = Err(c.card);
+    EXPECT_EQ(m, c.want);
+    EXPECT_EQ(m.find("-1"), std::string::npos) << m;
+  }
+  Card slow;
+  ASSERT_TRUE(ParseCard(CardWith(R"(, "min_decode_tps": 0.1)"), "cards/x.json", &slow).ok());
+  EXPECT_EQ(slow.server.min_decode_tps, 0.1);
 }
 
 TEST(CardTest, BaseUrlIsCheckedWhole) {

@@ -42,11 +42,16 @@ struct Request {
 
 // The mirror: GET /<data-dir path> serves <root>/<path> (or an override),
 // with byte ranges; GET /rows pages mmlu-pro/<split>.jsonl as the Hugging
-// Face dataset viewer does; GET /r/<path> redirects to http://localhost:<port>/<path>.
+// Face dataset viewer does (a paged source for tests that name it as one);
+// GET /r/<path> redirects to http://localhost:<port>/<path>. With
+// `Api::kFilesOnly` it is a plain static server (as `python3 -m
+// http.server` in the data dir): /rows is a file like any other, absent.
 class MirrorServer {
  public:
-  explicit MirrorServer(std::string root) : root_(std::move(root)) {
-    server_.Get("/rows", [this](const httplib::Request& req, httplib::Response& res) { Rows(req, res); });
+  enum class Api { kFilesAndRows, kFilesOnly };
+  explicit MirrorServer(std::string root, Api api = Api::kFilesAndRows) : root_(std::move(root)) {
+    if (api == Api::kFilesAndRows)
+      server_.Get("/rows", [this](const httplib::Request& req, httplib::Response& res) { Rows(req, res); });
     server_.Get(R"(/r/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
       Log(req);
       res.set_redirect("http://localhost:" + std::to_string(port_) + "/" + std::string(req.matches[1]), 302);

@@ -170,5 +170,28 @@ TEST(DatasetsFetchTest, RowsPagesAreRetriedAndTheirTotalChecked) {
   EXPECT_FALSE(fs::exists(dir2.path() + "/mmlu-pro/validation.jsonl"));
 }
 
+// A paged source resumes after the last complete line of its .part file.
+TEST(DatasetsFetchTest, PagedRowsResumeAfterTheLastCompleteLine) {
+  MirrorServer server(testing::DatasetsDir());
+  TempDir dir("evalrun_fetch");
+  const std::string path = "mmlu-pro/validation.jsonl";
+  const std::string full = ReadFile(testing::DatasetsDir() + "/" + path);
+  size_t cut = 0;
+  for (int i = 0; i < 30; ++i) cut = full.find('\n', cut) + 1;
+  // 30 whole lines and a torn 31st, as an interrupted run leaves them.
+  testing::WriteText(dir.path() + "/" + path + ".part", full.substr(0, cut + 25));
+  std::vector<Manifest> ms = RowsManifest(server.url() + "/rows", 70);
+  FetchOptions o;
+  o.data_dir = dir.path();
+  o.manifests = &ms;
+  Captured c = Fetch(o);
+  EXPECT_EQ(c.code, kExitOk) << c.err;
+  auto reqs = server.RequestsFor("/rows");
+  ASSERT_EQ(reqs.size(), 2u);
+  EXPECT_EQ(reqs[0].path, "/rows?config=default&dataset=TIGER-Lab/MMLU-Pro&length=25&offset=30&split=validation");
+  EXPECT_EQ(ReadFile(dir.path() + "/" + path), full);
+  EXPECT_NE(c.err.find(path + ": resuming at row 30"), std::string::npos) << c.err;
+}
+
 }  // namespace
 }  // namespace evalrun

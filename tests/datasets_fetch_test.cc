@@ -1,7 +1,7 @@
 // `evalrun datasets fetch` / `list` against a local mirror (127.0.0.1 only,
-// no network): a test server serves ../shared/datasets by data-dir path and
-// pages the MMLU-Pro JSONL through a fake Hugging Face /rows endpoint
-// (datasets_fetch_mirror.h). The manifests' own sources, without a mirror:
+// no network): a test server serves ../shared/datasets by data-dir path
+// (datasets_fetch_mirror.h); every file, MMLU-Pro's too, comes from there.
+// The manifests' own sources (the MMLU-Pro rows API), without a mirror:
 // datasets_fetch_sources_test.cc.
 #include <stdlib.h>
 
@@ -72,12 +72,10 @@ TEST(DatasetsFetchTest, FillsAnEmptyDataDirFromTheMirrorAndEveryFileVerifies) {
     }
   }
   EXPECT_EQ(required, 2 + 1 + 1 + 4 + 4 + 56);  // mmlu-pro, gpqa, ifeval, ruler, punkt, langdetect
-  // MMLU-Pro came through the rows API, 100 rows a page: 121 pages of test, 1 of validation.
-  EXPECT_EQ(mirror.RequestsFor("/rows").size(), 122u);
-  EXPECT_EQ(mirror.RequestsFor("/rows").front().path,
-            "/rows?config=default&dataset=TIGER-Lab/MMLU-Pro&length=100&offset=0&split=test");
-  EXPECT_EQ(mirror.RequestsFor("/rows")[120].path,
-            "/rows?config=default&dataset=TIGER-Lab/MMLU-Pro&length=32&offset=12000&split=test");
+  // MMLU-Pro came as files at their data-dir paths, not through a rows API.
+  EXPECT_TRUE(mirror.RequestsFor("/rows").empty());
+  EXPECT_EQ(mirror.RequestsFor("/mmlu-pro/test.jsonl").size(), 1u);
+  EXPECT_EQ(mirror.RequestsFor("/mmlu-pro/validation.jsonl").size(), 1u);
   EXPECT_EQ(ReadFile(dir.path() + "/mmlu-pro/test.jsonl"),
             ReadFile(testing::DatasetsDir() + "/mmlu-pro/test.jsonl"));
   for (const auto& r : mirror.requests()) EXPECT_EQ(r.authorization, "") << r.path;  // no token to a mirror
@@ -176,7 +174,9 @@ TEST(DatasetsFetchTest, ABrokenTransferIsRetriedWithinOneRunFromWhereItStopped) 
   EXPECT_EQ(Sha256Hex(ReadFile(dir.path() + "/" + path)), FindManifestFile(path)->sha256);
 }
 
-TEST(DatasetsFetchTest, PagedRowsResumeAfterTheLastCompleteLine) {
+// A partial MMLU-Pro file from the mirror resumes as any file does: a Range
+// request from the bytes already there (the torn line's too).
+TEST(DatasetsFetchTest, APartialMirroredRowsFileResumesWithARangeRequest) {
   MirrorServer mirror(testing::DatasetsDir());
   TempDir dir("evalrun_fetch");
   const std::string path = "mmlu-pro/validation.jsonl";
@@ -191,11 +191,11 @@ TEST(DatasetsFetchTest, PagedRowsResumeAfterTheLastCompleteLine) {
   o.names = {path};
   Captured c = Fetch(o);
   EXPECT_EQ(c.code, kExitOk) << c.err;
-  auto reqs = mirror.RequestsFor("/rows");
+  EXPECT_TRUE(mirror.RequestsFor("/rows").empty());
+  auto reqs = mirror.RequestsFor("/" + path);
   ASSERT_EQ(reqs.size(), 1u);
-  EXPECT_EQ(reqs[0].path, "/rows?config=default&dataset=TIGER-Lab/MMLU-Pro&length=40&offset=30&split=validation");
+  EXPECT_EQ(reqs[0].range, "bytes=" + std::to_string(cut + 25) + "-");
   EXPECT_EQ(ReadFile(dir.path() + "/" + path), full);
-  EXPECT_NE(c.err.find(path + ": resuming at row 30"), std::string::npos) << c.err;
 }
 
 TEST(DatasetsFetchTest, OptionalQaSetsOnlyWhenAskedByName) {
@@ -261,7 +261,7 @@ TEST(DatasetsFetchTest, TheMirrorCanComeFromTheEnvironment) {
   unsetenv("HF_TOKEN");
   EXPECT_EQ(c.code, kExitOk) << c.err;
   EXPECT_EQ(mirror.RequestsFor("/ruler/wonderwords/verblist.txt").size(), 1u);
-  EXPECT_EQ(mirror.RequestsFor("/rows").size(), 1u);
+  EXPECT_EQ(mirror.RequestsFor("/mmlu-pro/validation.jsonl").size(), 1u);
   EXPECT_NE(c.err.find("mirror: " + mirror.url()), std::string::npos);
   for (const auto& r : mirror.requests()) EXPECT_EQ(r.authorization, "") << r.path;
   EXPECT_EQ((c.out + c.err).find("hf_secret_value"), std::string::npos);

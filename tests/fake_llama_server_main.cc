@@ -16,6 +16,7 @@
 // Unknown flags: exit 1.
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include <cstdio>
@@ -51,13 +52,15 @@ const char kUsage[] =
     "  --fail-load-above N      with a context above N, exit 1 after the load time with\n"
     "                           llama.cpp-like \"failed to allocate\" lines\n"
     "  --ignore-sigterm         ignore SIGTERM (only SIGKILL stops it)\n"
+    "  --crash-on-chat-above N  with a context above N, a chat request kills the program with\n"
+    "                           SIGBUS (no core file) after a log line: an engine that dies mid-request\n"
     "  --ms-per-token X         service time per generated token (default: 0)\n"
     "  --never-stop             the model never writes end-of-sequence: every answer runs on to\n"
     "                           max_tokens or the slot context (as the tiny reference model's do)\n"
     "  -h, --help               this text\n";
 
 struct Flags {
-  long long port = 8080, ctx = 0, slots = -1, load_ms = 0, fail_above = -1, n_ctx_train = 131072;
+  long long port = 8080, ctx = 0, slots = -1, load_ms = 0, fail_above = -1, n_ctx_train = 131072, crash_above = -1;
   int kv_unified = -1;  // -1: as the slots say
   double ms_per_token = 0;
   bool metrics = false, slots_endpoint = true, ignore_sigterm = false, never_stop = false;
@@ -148,6 +151,8 @@ int ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       if (!value(&f->load_ms) || f->load_ms < 0) return Fail("--load-ms: expected a number >= 0");
     } else if (a == "--fail-load-above") {
       if (!value(&f->fail_above) || f->fail_above < 0) return Fail("--fail-load-above: expected a number >= 0");
+    } else if (a == "--crash-on-chat-above") {
+      if (!value(&f->crash_above) || f->crash_above < 0) return Fail("--crash-on-chat-above: expected a number >= 0");
     } else if (a == "--ms-per-token") {
       char* end = nullptr;
       if (i + 1 >= argc) return Fail("--ms-per-token: expected a number >= 0");
@@ -165,6 +170,22 @@ int ParseFlags(int argc, char** argv, Flags* f, bool* help) {
 }
 
 long long Pad256(long long n) { return (n + 255) / 256 * 256; }
+
+// --crash-on-chat-above: dies as a crashing llama-server does in the prefill
+// (SIGBUS from a model file cut short under its mmap), without a core file.
+[[noreturn]] void CrashMidRequest() {
+  std::fprintf(stderr, "slot launch_slot_: id  0 | task 0 | processing task\n");
+  std::fprintf(stderr, "ggml_backend_cpu: bus error reading tensor data (fake crash)\n");
+  std::fflush(stderr);
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  signal(SIGBUS, SIG_DFL);
+  sigset_t bus;
+  sigemptyset(&bus);
+  sigaddset(&bus, SIGBUS);
+  pthread_sigmask(SIG_UNBLOCK, &bus, nullptr);
+  raise(SIGBUS);
+  std::abort();
+}
 
 }  // namespace
 
@@ -245,7 +266,11 @@ int main(int argc, char** argv) {
   o.load_ms = 1 << 30;
   evalrun::testing::FakeServer server(o);
   const bool never_stop = f.never_stop;
-  server.SetResponder([never_stop](const nlohmann::json& r) { return EchoNeedle(r, never_stop); });
+  const bool crash = f.crash_above >= 0 && ctx_given > f.crash_above;
+  server.SetResponder([never_stop, crash](const nlohmann::json& r) {
+    if (crash) CrashMidRequest();
+    return EchoNeedle(r, never_stop);
+  });
 
   std::fprintf(stderr, "main: build = 10470 (34af94c) [evalrun-fake-server]\n");
   std::fprintf(stderr, "main: n_ctx = %lld, n_parallel = %lld, n_ctx_slot = %lld\n", n_ctx, f.slots, n_ctx_slot);

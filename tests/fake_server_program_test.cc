@@ -71,7 +71,7 @@ TEST_F(FakeProgramTest, HelpDocumentsItsOwnFlagsAndUnknownFlagsExitOne) {
   for (const char* flag : {"--host", "--port", "-np, --parallel", "-c, --ctx-size", "-kvu, --kv-unified",
                            "-a, --alias", "--metrics", "-m, --model", "--threads", "--no-webui", "--chat-template",
                            "--n-ctx-train", "--load-ms", "--fail-load-above", "--ignore-sigterm", "--ms-per-token",
-                           "--never-stop"})
+                           "--never-stop", "--crash-on-chat-above"})
     EXPECT_NE(help.out.find(flag), std::string::npos) << flag;
   BinaryResult bad = RunBinary({FakeServerBinary(), "--port", std::to_string(port_), "--bogus"}, 10);
   EXPECT_EQ(bad.exit_code, 1);

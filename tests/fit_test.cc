@@ -314,6 +314,38 @@ TEST_F(FitTest, CancelStopsTheEngineAndReturnsCancelled) {
   EXPECT_EQ(engine->pid(), -1);
 }
 
+// Issue 29, item 6: an engine that dies in the middle of the request (here
+// SIGBUS, as a model file cut short under its mmap) is a failed step naming
+// the signal and the log's last lines, never "answered" with an empty answer.
+TEST_F(FitTest, AnEngineThatDiesMidRequestMakesItsStepAFailedStep) {
+  opts_.contexts = {4096, 8192};
+  auto engine = Managed({"--crash-on-chat-above", "6000"});
+  nlohmann::json res;
+  Status st = RunFit(opts_, engine.get(), Transports(), nullptr, &res);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_EQ(res["steps"].size(), 2u);
+  const auto& ok = res["steps"][0];
+  EXPECT_EQ(ok["answered"], true);
+  EXPECT_TRUE(ok["engine_exit"].is_null());
+  const auto& died = res["steps"][1];
+  EXPECT_EQ(died["loaded"], true);
+  EXPECT_EQ(died["answered"], false) << died.dump(1);
+  EXPECT_EQ(died["correct"], false);
+  EXPECT_TRUE(died["prompt_tokens"].is_null());
+  EXPECT_EQ(died["engine_exit"], "killed by signal 7 (SIGBUS)") << died.dump(1);
+  const std::string error = died["error"].is_string() ? died["error"].get<std::string>() : "";
+  EXPECT_NE(error.find("the engine died during the request (killed by signal 7 (SIGBUS))"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("bus error reading tensor data"), std::string::npos) << error;
+  EXPECT_NE(died["log_tail"].get<std::string>().find("bus error reading tensor data"), std::string::npos);
+  EXPECT_EQ(res["largest"], 4096);
+  EXPECT_EQ(res["largest_correct"], 4096);
+  ASSERT_EQ(lines_.size(), 2u);
+  EXPECT_EQ(lines_[1].rfind("fit: 8192: loaded in ", 0), 0u) << lines_[1];
+  EXPECT_NE(lines_[1].find("no answer: the engine died during the request"), std::string::npos) << lines_[1];
+  EXPECT_EQ(engine->pid(), -1);
+}
+
 TEST_F(FitTest, BadOptionsAreRefusedBeforeAnyStart) {
   auto engine = Managed({});
   nlohmann::json res;

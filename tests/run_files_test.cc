@@ -29,6 +29,29 @@ TEST_F(RunFilesTest, AppendWholeLinesAndReadBack) {
   EXPECT_FALSE(c.dropped_torn_tail);
 }
 
+// Issue 29, item 7: a samples.jsonl that is a symbolic link is refused, never
+// followed: its target (here a file whose last line looks torn) is left
+// byte for byte as it was, by the reader and by the appender.
+TEST_F(RunFilesTest, ASymlinkedSampleFileIsRefusedAndItsTargetLeftAlone) {
+  const std::string target = dir_ + "/precious.txt";
+  const std::string precious = "{\"id\": \"1\"}\nkeep these bytes, no newline at the end";
+  testing::WriteFile(target, precious);
+  const std::string link = dir_ + "/samples.jsonl";
+  std::filesystem::create_symlink(target, link);
+  SampleFileContents c;
+  Status st = LoadSampleFile(link, &c);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
+  EXPECT_EQ(st.message().rfind(link + ": is a symbolic link;", 0), 0u) << st.message();
+  EXPECT_FALSE(c.dropped_torn_tail);
+  EXPECT_EQ(testing::ReadFile(target), precious);
+
+  JsonlAppender a;
+  st = a.Open(link);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
+  EXPECT_EQ(st.message().rfind(link + ": is a symbolic link;", 0), 0u) << st.message();
+  EXPECT_EQ(testing::ReadFile(target), precious);
+}
+
 TEST_F(RunFilesTest, WriteThenOneSyncForTheBatch) {
   JsonlAppender a;
   ASSERT_TRUE(a.Open(dir_ + "/s.jsonl").ok());

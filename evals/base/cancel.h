@@ -1,5 +1,8 @@
 // A cancellation flag that sleeping threads can wait on (backoff sleeps,
-// health polling, the pool's pause) so Ctrl-C takes effect at once.
+// health polling, the pool's pause) so Ctrl-C takes effect at once, and
+// what stopping means at the run's present stage (the signal watcher says
+// it on the first Ctrl-C: "no new requests; waiting for the answers in
+// flight" only while requests are being sent).
 #ifndef EVALRUN_EVALS_BASE_CANCEL_H_
 #define EVALRUN_EVALS_BASE_CANCEL_H_
 
@@ -22,6 +25,11 @@ class CancelToken {
   }
   bool cancelled() const { return cancelled_.load(); }
 
+  // What the first Ctrl-C does now, in words ("preparation stops before
+  // any request is sent"). `note` must outlive the token (a string literal).
+  void SetStopNote(const char* note) { note_.store(note); }
+  const char* stop_note() const { return note_.load(); }
+
   // Sleeps up to `seconds`; returns false when cancelled before or during it.
   bool SleepFor(double seconds) {
     std::unique_lock<std::mutex> l(mu_);
@@ -31,6 +39,7 @@ class CancelToken {
 
  private:
   std::atomic<bool> cancelled_{false};
+  std::atomic<const char*> note_{"no new requests; waiting for the answers in flight"};
   std::mutex mu_;
   std::condition_variable cv_;
 };

@@ -11,6 +11,8 @@ enum ExitCode : int {
   kExitUnreachable = 2,   // the server did not answer (or never became ready)
   kExitIncomplete = 3,    // finished, but failed requests above the card's tolerance
   kExitRegression = 4,    // `evalrun compare`: a significant regression
+  kExitWriteFailed = 5,   // the run could not write its files (disk full, an I/O error, a file size limit):
+                          // the answers whose lines reached the disk are kept; resume once there is room
   kExitInterrupted = 130, // Ctrl-C / SIGTERM: answers kept, the job can be resumed
 };
 

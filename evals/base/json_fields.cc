@@ -174,6 +174,8 @@ Status JsonFields::Int(const std::string& key, int64_t* out, bool required) {
   Status st;
   const nlohmann::json* v = Get(key, required, &st);
   if (!v) return st;
+  if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+    return Error(key, "expected an integer, got " + DescribeJsonValue(*v) + " (too large)");
   if (v->is_number_integer()) {
     *out = v->get<int64_t>();
     return Status::Ok();
@@ -198,6 +200,11 @@ Status JsonFields::Int(const std::string& key, int* out, bool required) {
 
 Status JsonFields::IntIn(const std::string& key, int64_t min, int64_t max, int64_t* out, bool required) {
   int64_t v = *out;
+  auto raw = obj_.find(key);
+  if (raw != obj_.end() && raw->is_number_unsigned() && raw->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    known_.insert(key);
+    return Error(key, "expected " + DescribeIntRange(min, max) + ", got " + DescribeJsonValue(*raw));
+  }
   EVALRUN_RETURN_IF_ERROR(Int(key, &v, required));
   if (!Has(key)) return Status::Ok();
   if (v < min || v > max) return Error(key, "expected " + DescribeIntRange(min, max) + ", got " + std::to_string(v));
@@ -275,9 +282,9 @@ Status JsonFields::IntList(const std::string& key, std::vector<int64_t>* out, bo
   if (!v->is_array()) return Error(key, "expected an array of integers, got " + DescribeJsonValue(*v));
   std::vector<int64_t> r;
   for (size_t i = 0; i < v->size(); ++i) {
-    if (!(*v)[i].is_number_integer())
-      return Error(key + "[" + std::to_string(i) + "]",
-                   "expected an integer, got " + DescribeJsonValue((*v)[i]));
+    const nlohmann::json& e = (*v)[i];
+    if (!e.is_number_integer() || (e.is_number_unsigned() && e.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)))
+      return Error(key + "[" + std::to_string(i) + "]", "expected an integer, got " + DescribeJsonValue(e));
     r.push_back((*v)[i].get<int64_t>());
   }
   *out = std::move(r);

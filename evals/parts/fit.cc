@@ -8,9 +8,22 @@
 namespace evalrun {
 namespace {
 
+// The ladder restarts a managed engine at each of parts.fit.contexts: a
+// command that does not pass {context} would run every step at the engine's
+// own default while the results name the sizes asked.
+Status CheckCommandHasContext(const Card& card) {
+  const std::vector<std::string>& command = card.server.command;
+  if (command.empty()) return Status::Ok();  // an external engine: every size on the running server
+  for (const std::string& arg : command)
+    if (arg.find("{context}") != std::string::npos) return Status::Ok();
+  return Status::InvalidInput(card.path + ": server.command: has no {context}, but the fit part starts the engine "
+                              "at each of parts.fit.contexts; pass it, e.g. \"-c\", \"{context}\" (llama-server)");
+}
+
 class FitPart : public ProcedurePart {
  public:
   Status Check(const PartContext& ctx) override {
+    EVALRUN_RETURN_IF_ERROR(CheckCommandHasContext(*ctx.card));
     opts_ = FitOptionsFromCard(*ctx.card, ctx.settings, ctx.request);
     return LoadFitHaystack(ctx.data_dir, &opts_.haystack);
   }

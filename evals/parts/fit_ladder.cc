@@ -1,7 +1,5 @@
 #include "evals/parts/fit_ladder.h"
 
-#include "evals/server/server_tokenizer.h"
-
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -9,10 +7,12 @@
 #include <mutex>
 #include <thread>
 
+#include "evals/parts/fit_engine_end.h"
 #include "evals/server/client.h"
 #include "evals/base/json_fields.h"
 #include "evals/server/openai_wire.h"
 #include "evals/server/server_info.h"
+#include "evals/server/server_tokenizer.h"
 #include "evals/base/thread_name.h"
 
 namespace evalrun {
@@ -151,7 +151,7 @@ nlohmann::json NewStep(int64_t context) {
   for (const char* k :
        {"load_s", "answer", "finish_reason", "expected", "prompt_tokens", "prompt_tokens_planned", "target_tokens",
         "completion_tokens", "n_ctx_slot", "effective_context", "prompt_per_second", "predicted_per_second", "latency_ms",
-        "gpu_mem_peak_mib", "http_status", "tokenizer_calls", "error", "stop_error"})
+        "gpu_mem_peak_mib", "http_status", "tokenizer_calls", "error", "stop_error", "engine_exit", "log_tail"})
     s[k] = nullptr;
   return s;
 }
@@ -175,6 +175,169 @@ std::string StepLine(const nlohmann::json& s) {
   if (s["gpu_mem_peak_mib"].is_number())
     line += "; GPU peak " + Fixed(s["gpu_mem_peak_mib"].get<double>(), 0) + " MiB";
   return line;
+}
+
+nlohmann::json NewResult(const FitOptions& opts, const Engine& engine, const std::vector<int64_t>& contexts) {
+  nlohmann::json res = nlohmann::json::object();
+  res["contexts"] = contexts;
+  res["fill"] = opts.fill;
+  res["max_tokens"] = opts.max_tokens;
+  res["slots"] = opts.slots;
+  res["engine"] = engine.managed() ? "managed" : "external";
+  res["largest"] = nullptr;
+  res["largest_correct"] = nullptr;
+  res["steps"] = nlohmann::json::array();
+  res["not_tried"] = nlohmann::json::array();
+  res["complete"] = false;
+  return res;
+}
+
+Status CheckOptions(const FitOptions& opts, const std::vector<int64_t>& contexts) {
+  for (int64_t c : contexts)
+    if (c < 1) return Status::InvalidInput("parts.fit.contexts: expected sizes >= 1, got " + std::to_string(c));
+  if (!(opts.fill > 0 && opts.fill <= 1)) return Status::InvalidInput("parts.fit.fill: expected a number in (0, 1]");
+  if (opts.max_tokens < 1) return Status::InvalidInput("parts.fit.max_tokens: expected a positive number");
+  if (opts.slots < 1) return Status::InvalidInput("fit: slots must be positive");
+  return Status::Ok();
+}
+
+// What every step of one RunFit shares.
+struct Ladder {
+  const FitOptions& opts;
+  Engine* engine;
+  const TransportFactory& transports;
+  CancelToken* cancel;
+  Source source;
+  PeakSampler gpu;
+  Clock* clock() const { return opts.clock ? opts.clock : RealClock::Default(); }
+};
+
+// The context the slot really has after the start (GET /props; a server may
+// cap it at the model's training context), recorded in the step.
+int64_t EffectiveContext(Ladder* l, int64_t context, nlohmann::json* step) {
+  int64_t effective = context / l->opts.slots;
+  auto t = l->transports();
+  ServerProps props;
+  if (FetchServerProps(t.get(), l->opts.server, &props).ok() && props.n_ctx > 0) {
+    (*step)["n_ctx_slot"] = props.n_ctx;
+    if (props.n_ctx < context / l->opts.slots) {
+      (*step)["capped"] = true;
+      effective = props.n_ctx;
+    }
+  } else {
+    effective = context;  // unknown: the whole context, as asked
+  }
+  (*step)["effective_context"] = effective;
+  return effective;
+}
+
+// The answer of a loaded step: only a reply (CallStatus::kOk) is one; any
+// other outcome (a failure, a reset, a refusal) is the step's error.
+void RecordAnswer(const CallResult& r, int64_t needle, nlohmann::json* step) {
+  nlohmann::json& s = *step;
+  if (r.status != CallStatus::kOk) {
+    s["error"] = r.error.empty() ? std::string("no usable reply") : r.error;
+    if (r.http_status > 0) s["http_status"] = r.http_status;
+    return;
+  }
+  const Completion& c = r.completion;
+  s["answered"] = true;
+  s["answer"] = c.content;
+  s["finish_reason"] = c.finish_reason;
+  s["correct"] = c.content.find(std::to_string(needle)) != std::string::npos;
+  if (c.prompt_tokens >= 0) s["prompt_tokens"] = c.prompt_tokens;
+  if (c.completion_tokens >= 0) s["completion_tokens"] = c.completion_tokens;
+  if (c.timings.present) {
+    s["prompt_per_second"] = c.timings.prompt_per_second;
+    s["predicted_per_second"] = c.timings.predicted_per_second;
+  }
+  s["latency_ms"] = r.latency_ms;
+}
+
+// The one request of a loaded step: the prompt sized to `fill` of the slot's
+// context, sent once. True when cancelled.
+bool AskStep(Ladder* l, int64_t context, int64_t needle, nlohmann::json* step) {
+  const FitOptions& opts = l->opts;
+  const int64_t effective = EffectiveContext(l, context, step);
+  const int target = static_cast<int>(opts.fill * static_cast<double>(effective));
+  (*step)["target_tokens"] = target;
+  std::unique_ptr<Tokenizer> counter =
+      opts.make_tokenizer ? opts.make_tokenizer(l->transports())
+                          : MakeServerTokenizer(l->transports(), opts.server, opts.params.enable_thinking.value_or(false));
+  Sizing sizing;
+  Status st = SizePrompt(counter.get(), &l->source, needle, target, &sizing);
+  if (!st.ok()) {
+    (*step)["error"] = "sizing the prompt: " + st.message();
+    return false;
+  }
+  (*step)["prompt_tokens_planned"] = sizing.tokens;
+  (*step)["tokenizer_calls"] = counter->calls();
+  Prompt prompt;
+  prompt.messages.push_back({"user", std::move(sizing.message)});
+  prompt.params = opts.params;
+  prompt.params.max_tokens = opts.max_tokens;
+  RetryPolicy retry;
+  retry.retries = opts.retries;
+  OpenAiClient client(l->transports(), opts.server, retry, l->cancel);
+  CallResult r = client.Complete(prompt);
+  if (r.status == CallStatus::kCancelled) return true;
+  RecordAnswer(r, needle, step);
+  return false;
+}
+
+// A managed engine that died during the step (a crash mid-request) makes it
+// a failed step naming how it ended and the last lines of its log, whatever
+// the client got. A failed request waits a moment for the death to show.
+void CheckEngineSurvived(Ladder* l, nlohmann::json* step) {
+  nlohmann::json& s = *step;
+  const double wait_s = s["answered"].get<bool>() && s["prompt_tokens"].is_number() ? 0 : 1.0;
+  const std::string how = EngineEnd(*l->engine, wait_s, l->clock());
+  if (how.empty()) return;
+  const std::string tail = TailOfFile(l->engine->log_path(), 12);
+  s["engine_exit"] = how;
+  s["log_tail"] = tail;
+  s["answered"] = false;
+  s["correct"] = false;
+  s["error"] = "the engine died during the request (" + how + ")" +
+               (s["error"].is_string() ? "; the client saw: " + s["error"].get<std::string>() : std::string()) +
+               (tail.empty() ? std::string() : "; last lines of " + l->engine->log_path() + ":\n" + tail);
+}
+
+// One step: the engine started at `context`, the one request, the engine
+// stopped. Returns Stop()'s status (also recorded as stop_error).
+Status RunStep(Ladder* l, int64_t context, nlohmann::json* step, bool* cancelled) {
+  nlohmann::json& s = *step;
+  const int64_t needle = fit_internal::NeedleValue(l->opts.seed, context);
+  s["expected"] = std::to_string(needle);
+  l->gpu.Begin();
+  Stopwatch load_time(l->clock());
+  Status st = l->engine->Start(context, l->opts.slots, l->cancel);
+  if (l->engine->managed()) s["load_s"] = load_time.Seconds();  // to ready, or to the failure
+  if (st.code() == Status::Code::kCancelled) {
+    *cancelled = true;
+  } else if (!st.ok()) {
+    s["error"] = st.message();
+  } else {
+    s["loaded"] = true;
+    *cancelled = AskStep(l, context, needle, step);
+    if (!*cancelled) CheckEngineSurvived(l, step);
+  }
+  if (auto peak = l->gpu.End()) s["gpu_mem_peak_mib"] = *peak;
+  Status stop = l->engine->Stop();
+  if (!stop.ok()) s["stop_error"] = stop.message();
+  if (*cancelled) s["error"] = "interrupted";
+  return stop;
+}
+
+// `largest` and `largest_correct` after a step; a capped step answered at
+// the slot's context, not at the size asked.
+void CountStep(const nlohmann::json& step, int slots, nlohmann::json* res) {
+  if (!step["loaded"].get<bool>() || !step["answered"].get<bool>()) return;
+  const int64_t got = step["effective_context"].get<int64_t>() * slots;
+  nlohmann::json& r = *res;
+  if (r["largest"].is_null() || got > r["largest"].get<int64_t>()) r["largest"] = got;
+  if (step["correct"].get<bool>() && (r["largest_correct"].is_null() || got > r["largest_correct"].get<int64_t>()))
+    r["largest_correct"] = got;
 }
 
 }  // namespace
@@ -288,123 +451,24 @@ Status RunFit(const FitOptions& opts, Engine* engine, const TransportFactory& tr
   std::sort(contexts.begin(), contexts.end());
   contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
   nlohmann::json& res = *result;
-  res = nlohmann::json::object();
-  res["contexts"] = contexts;
-  res["fill"] = opts.fill;
-  res["max_tokens"] = opts.max_tokens;
-  res["slots"] = opts.slots;
-  res["engine"] = engine->managed() ? "managed" : "external";
-  res["largest"] = nullptr;
-  res["largest_correct"] = nullptr;
-  res["steps"] = nlohmann::json::array();
-  res["not_tried"] = nlohmann::json::array();
-  res["complete"] = false;
-  for (int64_t c : contexts)
-    if (c < 1) return Status::InvalidInput("parts.fit.contexts: expected sizes >= 1, got " + std::to_string(c));
-  if (!(opts.fill > 0 && opts.fill <= 1)) return Status::InvalidInput("parts.fit.fill: expected a number in (0, 1]");
-  if (opts.max_tokens < 1) return Status::InvalidInput("parts.fit.max_tokens: expected a positive number");
-  if (opts.slots < 1) return Status::InvalidInput("fit: slots must be positive");
+  res = NewResult(opts, *engine, contexts);
+  EVALRUN_RETURN_IF_ERROR(CheckOptions(opts, contexts));
 
-  Source source(opts.haystack);
-  PeakSampler gpu(opts.gpu_mem_mib, opts.gpu_sample_interval_s);
-  RetryPolicy retry;
-  retry.retries = opts.retries;
+  Ladder ladder{opts, engine, transports, cancel, Source(opts.haystack),
+                PeakSampler(opts.gpu_mem_mib, opts.gpu_sample_interval_s)};
   auto log = [&](const std::string& line) {
     if (opts.log) opts.log(line);
   };
-
   for (size_t i = 0; i < contexts.size(); ++i) {
     const int64_t context = contexts[i];
     if (cancel && cancel->cancelled()) return Status::Cancelled("fit: interrupted");
     nlohmann::json step = NewStep(context);
-    const int64_t needle = fit_internal::NeedleValue(opts.seed, context);
-    step["expected"] = std::to_string(needle);
     bool cancelled = false;
-
-    gpu.Begin();
-    Stopwatch load_time(opts.clock ? opts.clock : RealClock::Default());
-    Status st = engine->Start(context, opts.slots, cancel);
-    if (engine->managed()) step["load_s"] = load_time.Seconds();  // to ready, or to the failure
-    if (st.code() == Status::Code::kCancelled) {
-      cancelled = true;
-    } else if (!st.ok()) {
-      step["error"] = st.message();
-    } else {
-      step["loaded"] = true;
-      // The prompt is sized to the context the slot really has: a server
-      // may cap it (llama-server caps at the model's training context).
-      int64_t effective = context;
-      {
-        auto t = transports();
-        ServerProps props;
-        if (FetchServerProps(t.get(), opts.server, &props).ok() && props.n_ctx > 0) {
-          step["n_ctx_slot"] = props.n_ctx;
-          if (props.n_ctx < context / opts.slots) {
-            step["capped"] = true;
-            effective = props.n_ctx;
-          } else {
-            effective = context / opts.slots;
-          }
-        }
-      }
-      step["effective_context"] = effective;
-      const int target = static_cast<int>(opts.fill * static_cast<double>(effective));
-      step["target_tokens"] = target;
-      std::unique_ptr<Tokenizer> counter =
-          opts.make_tokenizer ? opts.make_tokenizer(transports())
-                              : MakeServerTokenizer(transports(), opts.server, opts.params.enable_thinking.value_or(false));
-      Sizing sizing;
-      st = SizePrompt(counter.get(), &source, needle, target, &sizing);
-      if (!st.ok()) {
-        step["error"] = "sizing the prompt: " + st.message();
-      } else {
-        step["prompt_tokens_planned"] = sizing.tokens;
-        step["tokenizer_calls"] = counter->calls();
-        Prompt prompt;
-        prompt.messages.push_back({"user", std::move(sizing.message)});
-        prompt.params = opts.params;
-        prompt.params.max_tokens = opts.max_tokens;
-        OpenAiClient client(transports(), opts.server, retry, cancel);
-        CallResult r = client.Complete(prompt);
-        if (r.status == CallStatus::kCancelled) {
-          cancelled = true;
-        } else if (r.status == CallStatus::kFailed) {
-          step["error"] = r.error;
-          if (r.http_status > 0) step["http_status"] = r.http_status;
-        } else {
-          const Completion& c = r.completion;
-          step["answered"] = true;
-          step["answer"] = c.content;
-          step["finish_reason"] = c.finish_reason;
-          step["correct"] = c.content.find(std::to_string(needle)) != std::string::npos;
-          if (c.prompt_tokens >= 0) step["prompt_tokens"] = c.prompt_tokens;
-          if (c.completion_tokens >= 0) step["completion_tokens"] = c.completion_tokens;
-          if (c.timings.present) {
-            step["prompt_per_second"] = c.timings.prompt_per_second;
-            step["predicted_per_second"] = c.timings.predicted_per_second;
-          }
-          step["latency_ms"] = r.latency_ms;
-        }
-      }
-    }
-    if (auto peak = gpu.End()) step["gpu_mem_peak_mib"] = *peak;
-    Status stop = engine->Stop();
-    if (!stop.ok()) step["stop_error"] = stop.message();
-    if (cancelled) {
-      step["error"] = "interrupted";
-      res["steps"].push_back(step);
-      return Status::Cancelled("fit: interrupted at context " + std::to_string(context));
-    }
+    const Status stop = RunStep(&ladder, context, &step, &cancelled);
     res["steps"].push_back(step);
+    if (cancelled) return Status::Cancelled("fit: interrupted at context " + std::to_string(context));
     log(StepLine(step));
-    if (step["loaded"].get<bool>() && step["answered"].get<bool>()) {
-      // A capped step answered at the slot's context, not at the size asked.
-      const int64_t got = step["effective_context"].get<int64_t>() * opts.slots;
-      if (res["largest"].is_null() || got > res["largest"].get<int64_t>()) res["largest"] = got;
-      if (step["correct"].get<bool>() &&
-          (res["largest_correct"].is_null() || got > res["largest_correct"].get<int64_t>()))
-        res["largest_correct"] = got;
-    }
+    CountStep(step, opts.slots, &res);
     if (!stop.ok()) {
       for (size_t j = i + 1; j < contexts.size(); ++j) res["not_tried"].push_back(contexts[j]);
       return stop.Prefixed("fit: stopping the engine after context " + std::to_string(context));

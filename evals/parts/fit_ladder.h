@@ -33,7 +33,11 @@
 //     would not load either); `continue_after_load_failure` goes on.
 //     A size that loads but does not answer (HTTP 400, a crash during the
 //     prefill, a timeout) does not stop the climb.
-//   * `answered`: HTTP 200 with a parsed reply (usage and timings kept);
+//   * `answered`: HTTP 200 with a parsed reply (usage and timings kept),
+//     from an engine still running after it (evals/parts/fit_engine_end.h:
+//     one that died during the request makes the step failed, with
+//     `engine_exit` and `log_tail`); a reset, a refusal or any other
+//     outcome is the step's `error`;
 //     `correct`: the needle's number appears in the answer's content.
 //   * `largest`: the largest total context that loaded and answered (a
 //     capped step counts at n_ctx_slot x slots, not at the size asked; null
@@ -125,7 +129,7 @@ Status LoadFitHaystack(const std::string& data_dir, std::string* text);
 // expected, correct, prompt_tokens, prompt_tokens_planned, target_tokens,
 // completion_tokens, n_ctx_slot, prompt_per_second, predicted_per_second,
 // latency_ms, gpu_mem_peak_mib, http_status, tokenizer_calls, error,
-// stop_error}; absent
+// stop_error, engine_exit, log_tail}; absent
 // values are null. `not_tried`: the sizes skipped after a load failure.
 // Failures of a step are recorded in it, not returned. Returns:
 //   InvalidInput  bad options (a context < 1, fill outside (0, 1]);

@@ -21,6 +21,15 @@ std::string JoinNames(const std::vector<std::string>& names) {
 // Bounds of the time fields: a week is longer than any sane wait, and keeps
 // every duration far from overflowing when it becomes microseconds.
 constexpr double kMaxSeconds = 604800;
+// server.min_decode_tps: tokens a second.
+constexpr double kMinDecodeTps = 0.1;
+
+// The card's name names the job folder and every message: printable text.
+bool HasControlCharacter(const std::string& s) {
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f) return true;
+  return false;
+}
 
 // "slots": a positive integer or "auto" (0).
 Status ParseSlots(const nlohmann::json& obj, JsonFields& f, int* slots) {
@@ -28,7 +37,7 @@ Status ParseSlots(const nlohmann::json& obj, JsonFields& f, int* slots) {
   const nlohmann::json& v = obj["slots"];
   if (v.is_string() && v.get<std::string>() == "auto") {
     *slots = 0;
-  } else if (v.is_number_integer() && v.get<int64_t>() >= 1 && v.get<int64_t>() <= 1024) {
+  } else if (v.is_number_integer() && v.get<int64_t>() >= 1 && v.get<int64_t>() <= kMaxServerSlots) {
     *slots = v.get<int>();
   } else {
     return f.Error("slots", "expected a positive integer or \"auto\", got " + DescribeJsonValue(v));
@@ -89,7 +98,9 @@ Status ParseServer(const nlohmann::json& obj, const std::string& src, ServerConf
   EVALRUN_RETURN_IF_ERROR(f.IntIn("retries", 0, 20, &s->retries));
   EVALRUN_RETURN_IF_ERROR(f.DoubleIn("connect_timeout_s", 0, 3600, &s->connect_timeout_s, true));
   EVALRUN_RETURN_IF_ERROR(f.DoubleIn("request_timeout_base_s", 0, kMaxSeconds, &s->request_timeout_base_s));
-  EVALRUN_RETURN_IF_ERROR(f.DoubleIn("min_decode_tps", 0, 1e6, &s->min_decode_tps, true));
+  // A rate near 0 makes every timeout years long, past what a wait can hold
+  // (it would then expire at once); one token in 10 s is slower than any run.
+  EVALRUN_RETURN_IF_ERROR(f.DoubleIn("min_decode_tps", kMinDecodeTps, 1e6, &s->min_decode_tps));
   EVALRUN_RETURN_IF_ERROR(f.StringList("command", &s->command));
   EVALRUN_RETURN_IF_ERROR(f.IntIn("context", 1, INT32_MAX, &s->context));
   EVALRUN_RETURN_IF_ERROR(f.DoubleIn("stop_grace_s", 0, 3600, &s->stop_grace_s));
@@ -180,8 +191,9 @@ Status ParseCard(std::string_view text, const std::string& source, Card* card) {
   JsonFields f(doc, source, "");
   EVALRUN_RETURN_IF_ERROR(f.String("name", &card->name, true));
   if (card->name.empty() || card->name.find('/') != std::string::npos || card->name == "." ||
-      card->name == "..")
-    return f.Error("name", "expected a non-empty name without '/'");
+      card->name == ".." || HasControlCharacter(card->name))
+    return f.Error("name", "expected a non-empty name without '/' or control characters (it names the job "
+                           "folder), got " + DescribeJsonValue(doc["name"]));
   for (const char* k : {"model", "engine"}) {
     nlohmann::json* dst = std::string(k) == "model" ? &card->model : &card->engine;
     EVALRUN_RETURN_IF_ERROR(f.Raw(k, dst));

@@ -23,6 +23,10 @@
 
 namespace evalrun {
 
+// server.slots (and each endpoint's) is 1..kMaxServerSlots or "auto"; a
+// server's "auto" claim is held to the same bound (server_start.cc).
+inline constexpr int kMaxServerSlots = 1024;
+
 // One part of the card: its name and its settings, read through the keys
 // the part declares (evals/run/card_keys.h); the card parser rejects others.
 struct PartConfig {

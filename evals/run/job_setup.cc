@@ -22,6 +22,10 @@ namespace run_internal {
 
 StepExit Stop(FILE* err, const Status& st, int code) {
   std::fprintf(err, "evalrun: %s\n", st.message().c_str());
+  if (code == kExitIncomplete && st.code() == Status::Code::kIoError) code = kExitWriteFailed;
+  if (code == kExitWriteFailed)
+    std::fprintf(err, "evalrun: the answers already on disk are kept; make room and run the same command with "
+                 "the same --job to resume\n");
   return code;
 }
 

@@ -50,6 +50,10 @@ struct PartDefinition {
   // prompts by the server's own token counts).
   bool needs_tokenizer = false;
   std::vector<CardKey> keys;  // what parts.<name> takes, in the order they are checked
+  // Resume scores the stored answers again and warns where a stored verdict
+  // differs (evals/run/rescore_stored.h). A part whose scorer is costly (code
+  // run in a sandbox) sets false: its stored verdicts are then trusted.
+  bool rescore_on_resume = true;
   // `compare`: its group dimensions (a dimension a sample lacks a field of
   // is left out); empty: {category}. `label`: what names a unit beside a
   // flip and a sample in the report's browser; empty: {category}.

@@ -44,6 +44,35 @@ StepExit MakeTokenizer(const Job& job, const Server& server, const PartRun& r, s
   return std::nullopt;
 }
 
+// The part's tokenizer, failing every count once the run is cancelled:
+// a part's preparation loops (RULER's sizing) return at their next count.
+class CancellingTokenizer : public Tokenizer {
+ public:
+  CancellingTokenizer(Tokenizer* inner, const CancelToken* cancel) : inner_(inner), cancel_(cancel) {}
+  Status Count(std::string_view text, int* n) override {
+    if (cancel_->cancelled()) return Interrupted();
+    return inner_->Count(text, n);
+  }
+  Status CountChat(std::string_view content, int* n) override {
+    if (cancel_->cancelled()) return Interrupted();
+    return inner_->CountChat(content, n);
+  }
+  int calls() const override { return inner_->calls(); }
+
+ private:
+  static Status Interrupted() { return Status::Cancelled("interrupted"); }
+  Tokenizer* inner_;
+  const CancelToken* cancel_;
+};
+
+// Ctrl-C or SIGTERM before the first request: nothing to keep.
+StepExit Interrupted(const PartRun& r, FILE* err) {
+  return Stop(err,
+              Status::Cancelled("interrupted during preparation (part " + r.name +
+                                "); no request was sent. Run the same command again"),
+              kExitInterrupted);
+}
+
 // Items that cannot fit one request refused (exit 1) or, where the part
 // says so, left out and listed in info.skipped with what FitToContext left out.
 StepExit CheckItems(const Job& job, int64_t request_ctx, PartRun* r, FILE* err) {
@@ -63,20 +92,22 @@ StepExit CheckItems(const Job& job, int64_t request_ctx, PartRun* r, FILE* err) 
 
 }  // namespace
 
-StepExit PrepareBeforeServer(Job* job, FILE* err) {
+StepExit PrepareBeforeServer(Job* job, CancelToken* cancel, FILE* err) {
   for (auto& r : job->parts) {
     if (r.def->needs_tokenizer) continue;
+    if (cancel->cancelled()) return Interrupted(r, err);
     Status st = r.part->Prepare(ContextFor(*job, r), &r.prepared);
     if (!st.ok()) return Stop(err, st.Prefixed("part " + r.name), kExitBadInput);
   }
   for (auto& r : job->procedures) {
+    if (cancel->cancelled()) return Interrupted(r, err);
     Status st = r.procedure->Check(ContextFor(*job, r));
     if (!st.ok()) return Stop(err, st.Prefixed("part " + r.name), kExitBadInput);
   }
   return std::nullopt;
 }
 
-StepExit PrepareAfterServer(Job* job, const Server& server, FILE* err) {
+StepExit PrepareAfterServer(Job* job, const Server& server, CancelToken* cancel, FILE* err) {
   // The context one request can have: every length and counted prompt is
   // checked against it before any request.
   const int64_t request_ctx = server.props.n_ctx;
@@ -88,12 +119,15 @@ StepExit PrepareAfterServer(Job* job, const Server& server, FILE* err) {
   }
   for (auto& r : job->parts) {
     if (!r.def->needs_tokenizer) continue;
+    if (cancel->cancelled()) return Interrupted(r, err);
     std::unique_ptr<Tokenizer> tok;
     if (StepExit e = MakeTokenizer(*job, server, r, &tok, err)) return e;
+    CancellingTokenizer counted(tok.get(), cancel);
     PartContext ctx = ContextFor(*job, r);
-    ctx.tokenizer = tok.get();
+    ctx.tokenizer = &counted;
     std::fprintf(err, "evalrun: %s: preparing prompts with the server's tokenizer\n", r.name.c_str());
     Status st = r.part->Prepare(ctx, &r.prepared);
+    if (cancel->cancelled()) return Interrupted(r, err);
     if (!st.ok()) return Stop(err, st.Prefixed("part " + r.name), kExitBadInput);
   }
   for (auto& r : job->parts)

@@ -60,7 +60,10 @@ JsonlAppender::~JsonlAppender() { Close(); }
 Status JsonlAppender::Open(const std::string& path) {
   std::lock_guard<std::mutex> l(mu_);
   path_ = path;
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd_ < 0 && errno == ELOOP)
+    return Status::InvalidInput(path + ": is a symbolic link; evalrun appends to this file itself and does not "
+                                "follow links: put the file itself there, or start another --job");
   if (fd_ < 0) return Status::IoError(path + ": cannot open for appending: " + Errno());
   return Status::Ok();
 }
@@ -102,6 +105,11 @@ void JsonlAppender::Close() {
 
 Status LoadSampleFile(const std::string& path, SampleFileContents* out) {
   *out = SampleFileContents();
+  struct stat entry;
+  if (::lstat(path.c_str(), &entry) == 0 && S_ISLNK(entry.st_mode))
+    return Status::InvalidInput(path + ": is a symbolic link; evalrun writes and cuts this file itself and does "
+                                "not follow links (it could cut the file the link points to): put the file itself "
+                                "there, or start another --job");
   std::string text;
   Status st = ReadFileToString(path, &text);
   if (st.code() == Status::Code::kNotFound) return Status::Ok();

@@ -64,7 +64,10 @@ struct SampleFileContents {
 // not valid JSON: a crash in the middle of a write) is cut off the file so
 // it is asked again; any other line that is not a JSON object with a string
 // "id" is an InvalidInput naming path:line, and then the file is left as it
-// was. A missing file yields no lines.
+// was. A missing file yields no lines. A symbolic link is refused
+// (InvalidInput naming it), never followed: cutting a "torn line" off its
+// target would damage a file evalrun does not own. JsonlAppender::Open
+// refuses one too (O_NOFOLLOW).
 Status LoadSampleFile(const std::string& path, SampleFileContents* out);
 
 }  // namespace evalrun

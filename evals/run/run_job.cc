@@ -66,12 +66,12 @@ StepExit RunQuestionParts(Job* job, Server* server, NoiseLog* noise, CancelToken
       return WriteResults(job->dir.path(), card, job->dir.job(), tally->parts_done, extra);
     };
     Status st = write();
-    if (!st.ok()) return Stop(err, st, kExitIncomplete);
+    if (!st.ok()) return Stop(err, st, kExitWriteFailed);
     // --repeat 2: the part again into <job>/repeat-2; results.json once more with its `repeat`.
     if (job->repeat >= 2 && o.stopped.ok() && !cancel->cancelled()) {
       if (StepExit e = RunRepeat(&r, s, &o)) return e;
       st = write();
-      if (!st.ok()) return Stop(err, st, kExitIncomplete);
+      if (!st.ok()) return Stop(err, st, kExitWriteFailed);
     }
     tally->failed += o.failed;
     if (cancel->cancelled()) tally->interrupted = true;
@@ -127,7 +127,7 @@ StepExit RunProcedures(Job* job, Server* server, NoiseLog* noise, CancelToken* c
     tally->parts_done[r.name] = result;
     st = WriteResults(job->dir.path(), job->card, job->dir.job(), tally->parts_done,
                       {{"finished_utc", UtcNow()}, {"noise", noise->sampler()->Summary()}});
-    if (!st.ok()) return Stop(err, st, kExitIncomplete);
+    if (!st.ok()) return Stop(err, st, kExitWriteFailed);
     const std::string headline = r.procedure->Headline(result);
     if (!headline.empty()) std::fprintf(out, "\n%s\n", headline.c_str());
   }
@@ -164,10 +164,11 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
   using namespace run_internal;
   Job job;
   Server server;
+  cancel->SetStopNote(kStopWhilePreparing);
   if (StepExit e = ResolveJob(opts, &job, err)) return *e;
-  if (StepExit e = PrepareBeforeServer(&job, err)) return *e;
+  if (StepExit e = PrepareBeforeServer(&job, cancel, err)) return *e;
   if (StepExit e = StartServer(job, cancel, &server, err)) return *e;
-  if (StepExit e = PrepareAfterServer(&job, server, err)) return *e;
+  if (StepExit e = PrepareAfterServer(&job, server, cancel, err)) return *e;
   if (StepExit e = ApplyShard(&job, server, err)) return *e;
   if (StepExit e = OpenRun(&job, server, err)) return *e;
   if (StepExit e = WriteShardFile(job, err)) return *e;
@@ -176,11 +177,13 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
   NoiseLog noise(job.card, server.origin, job.dir.path() + "/load.jsonl",
                  job.managed ? static_cast<int>(server.engine->pid()) : 0, err);
   Tally tally;
+  cancel->SetStopNote("no new requests; waiting for the answers in flight");
   if (StepExit e = RunQuestionParts(&job, &server, &noise, cancel, &tally, err)) return *e;
   if (job.managed && !job.parts.empty()) {
     Status st = server.engine->Stop();
     if (!st.ok()) std::fprintf(err, "evalrun: warning: engine: %s\n", st.message().c_str());
   }
+  cancel->SetStopNote("the procedure stops its step and the engine");
   if (StepExit e = RunProcedures(&job, &server, &noise, cancel, &tally, out, err)) return *e;
   return Finish(job, tally, &noise, cancel, out, err);
 }

@@ -10,6 +10,7 @@
 #include "evals/base/json_bounds.h"
 #include "evals/base/exit_codes.h"
 #include "evals/base/json_diff.h"
+#include "evals/run/rescore_stored.h"
 #include "evals/run/run_files.h"
 #include "evals/run/run_steps.h"
 #include "evals/run/sample_codec.h"
@@ -132,6 +133,8 @@ StepExit ReadAnswered(PartRun* r, FILE* err) {
                   kExitBadInput);
     r->answered.push_back(std::move(rec));
   }
+  if (r->def->rescore_on_resume)
+    RescoreStored(*r->part, r->prepared, r->index_by_id, path, &r->answered, err);  // a stored verdict is not trusted
   return ReadJournal(r, err);
 }
 

@@ -31,12 +31,12 @@ StepExit RunRepeat(PartRun* r, const RunServices& s, PartOutcome* first) {
   if (access((RepeatDir(job) + "/run.json").c_str(), F_OK) != 0 &&
       ReadFileToString(job.dir.path() + "/run.json", &run_json).ok()) {
     Status w = WriteFileAtomically(RepeatDir(job) + "/run.json", run_json);
-    if (!w.ok()) return Stop(s.err, w, kExitIncomplete);
+    if (!w.ok()) return Stop(s.err, w, kExitWriteFailed);
   }
   nlohmann::json extra = {
       {"finished_utc", UtcNow()}, {"server", s.server->props.ToJson()}, {"repeat_of", job.dir.job()}};
   Status st = WriteResults(RepeatDir(job), job.card, job.dir.job() + "/repeat-2", {{name, second.result}}, extra);
-  if (!st.ok()) return Stop(s.err, st, kExitIncomplete);
+  if (!st.ok()) return Stop(s.err, st, kExitWriteFailed);
   first->result["repeat"] = RepeatSummary(first->records, second.records, second.result);
   first->failed += second.failed;
   if (first->stopped.ok()) first->stopped = second.stopped;

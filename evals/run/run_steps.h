@@ -47,7 +47,10 @@ namespace evalrun::run_internal {
 
 using StepExit = std::optional<int>;
 
-// Prints "evalrun: <message>" on `err`; returns `code`.
+// Prints "evalrun: <message>" on `err`; returns `code`. Exit 3 is for failed
+// requests: a write error (kIoError) given with kExitIncomplete returns
+// kExitWriteFailed instead, and kExitWriteFailed adds that the answers on
+// disk are kept and how to resume.
 StepExit Stop(FILE* err, const Status& st, int code);
 
 // One part of the job: a question set (part) or a procedure.
@@ -125,15 +128,22 @@ Status ResolveParts(const Card& card, const std::vector<std::string>& asked, con
 
 // The card, the parts, the job folder (claimed and locked), the token.
 StepExit ResolveJob(const RunOptions& opts, Job* job, FILE* err);
-// Everything that needs no server, checked before any request.
-StepExit PrepareBeforeServer(Job* job, FILE* err);
+// What the first Ctrl-C means until the first request (CancelToken::SetStopNote).
+inline constexpr const char* kStopWhilePreparing = "preparation stops before any request is sent";
+
+// Everything that needs no server, checked before any request. A cancelled
+// preparation (Ctrl-C, SIGTERM) stops between parts and inside a part's
+// token counting: "interrupted during preparation", exit 130.
+StepExit PrepareBeforeServer(Job* job, CancelToken* cancel, FILE* err);
 // The engine started (managed), /health, /props, the slots; with several
 // endpoints each of them, and that they all serve the same model, build,
 // context and chat template (exit 1 naming the fields and endpoints,
 // unless server.endpoints_differ).
 StepExit StartServer(const Job& job, CancelToken* cancel, Server* server, FILE* err);
-// FitToContext, the parts that need the tokenizer, every item against the context.
-StepExit PrepareAfterServer(Job* job, const Server& server, FILE* err);
+// FitToContext, the parts that need the tokenizer, every item against the
+// context. The tokenizer a part prepares with fails every count once
+// `cancel` fires, so a long preparation (RULER) stops within one count.
+StepExit PrepareAfterServer(Job* job, const Server& server, CancelToken* cancel, FILE* err);
 // The run key checked against a resumed job's (or run.json written); the
 // job folder kept from then on.
 StepExit OpenRun(Job* job, const Server& server, FILE* err);
@@ -181,7 +191,8 @@ struct PartOutcome {
 };
 
 // Sends the part's unanswered items through the pool; the writer scores and
-// writes each answer as it arrives. A write error ends the job (exit 3).
+// writes each answer as it arrives. A write error ends the job (exit 5,
+// kExitWriteFailed, through Stop).
 StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out);
 
 // --repeat 2: the part asked a second time, right after its first run, into

@@ -51,6 +51,14 @@ StepExit ResolveSlots(const Job& job, ServerEndpoint* ep, const std::string& fie
       return Stop(err, Status::InvalidInput(job.card.path + ": " + field + " is \"auto\" but " + ep->origin +
                                             "/props gives no total_slots; set " + field + " to a number"),
                   kExitBadInput);
+    // A worker thread and a connection per slot: a server's claim is held
+    // to the card's own bound.
+    if (total > kMaxServerSlots)
+      return Stop(err, Status::InvalidInput(job.card.path + ": " + field + " is \"auto\" but " + ep->origin +
+                                            "/props claims " + std::to_string(total) + " slots (total_slots), more "
+                                            "than the " + std::to_string(kMaxServerSlots) + " a card allows; nothing "
+                                            "was asked. Set " + field + " to the number the server really has"),
+                  kExitBadInput);
     slots = total;
   } else if (total > 0 && total != slots) {
     std::fprintf(err, "evalrun: warning: the card says %d slots but %s has %d (GET /props total_slots); "
