@@ -177,6 +177,136 @@ std::string StepLine(const nlohmann::json& s) {
   return line;
 }
 
+// The ladder's result before any step: what will be tried, nothing found yet.
+nlohmann::json EmptyFitResult(const FitOptions& opts, const Engine& engine, const std::vector<int64_t>& contexts) {
+  nlohmann::json res = nlohmann::json::object();
+  res["contexts"] = contexts;
+  res["fill"] = opts.fill;
+  res["max_tokens"] = opts.max_tokens;
+  res["slots"] = opts.slots;
+  res["engine"] = engine.managed() ? "managed" : "external";
+  res["largest"] = nullptr;
+  res["largest_correct"] = nullptr;
+  res["steps"] = nlohmann::json::array();
+  res["not_tried"] = nlohmann::json::array();
+  res["complete"] = false;
+  return res;
+}
+
+Status CheckFitOptions(const FitOptions& opts, const std::vector<int64_t>& contexts) {
+  for (int64_t c : contexts)
+    if (c < 1) return Status::InvalidInput("parts.fit.contexts: expected sizes >= 1, got " + std::to_string(c));
+  if (!(opts.fill > 0 && opts.fill <= 1)) return Status::InvalidInput("parts.fit.fill: expected a number in (0, 1]");
+  if (opts.max_tokens < 1) return Status::InvalidInput("parts.fit.max_tokens: expected a positive number");
+  if (opts.slots < 1) return Status::InvalidInput("fit: slots must be positive");
+  return Status::Ok();
+}
+
+// The context a slot really has once loaded with `context` in all: a
+// server may cap it (llama-server caps at the model's training context).
+int64_t EffectiveContext(const FitOptions& opts, const TransportFactory& transports, int64_t context,
+                         nlohmann::json* step) {
+  int64_t effective = context;
+  auto t = transports();
+  ServerProps props;
+  if (FetchServerProps(t.get(), opts.server, &props).ok() && props.n_ctx > 0) {
+    (*step)["n_ctx_slot"] = props.n_ctx;
+    if (props.n_ctx < context / opts.slots) {
+      (*step)["capped"] = true;
+      effective = props.n_ctx;
+    } else {
+      effective = context / opts.slots;
+    }
+  }
+  return effective;
+}
+
+// The answer (or the failure) to a step's question, into the step.
+void RecordAnswer(const CallResult& r, int64_t needle, nlohmann::json* out) {
+  nlohmann::json& step = *out;
+  if (r.status == CallStatus::kFailed) {
+    step["error"] = r.error;
+    if (r.http_status > 0) step["http_status"] = r.http_status;
+    return;
+  }
+  const Completion& c = r.completion;
+  step["answered"] = true;
+  step["answer"] = c.content;
+  step["finish_reason"] = c.finish_reason;
+  step["correct"] = c.content.find(std::to_string(needle)) != std::string::npos;
+  if (c.prompt_tokens >= 0) step["prompt_tokens"] = c.prompt_tokens;
+  if (c.completion_tokens >= 0) step["completion_tokens"] = c.completion_tokens;
+  if (c.timings.present) {
+    step["prompt_per_second"] = c.timings.prompt_per_second;
+    step["predicted_per_second"] = c.timings.predicted_per_second;
+  }
+  step["latency_ms"] = r.latency_ms;
+}
+
+// On the loaded engine: a prompt of `fill` of the slot's context with the
+// needle in it, asked once. True when cancelled.
+bool AskLoaded(const FitOptions& opts, const TransportFactory& transports, Source* source, int64_t context,
+               int64_t needle, CancelToken* cancel, nlohmann::json* out) {
+  nlohmann::json& step = *out;
+  step["loaded"] = true;
+  const int64_t effective = EffectiveContext(opts, transports, context, &step);
+  step["effective_context"] = effective;
+  const int target = static_cast<int>(opts.fill * static_cast<double>(effective));
+  step["target_tokens"] = target;
+  std::unique_ptr<Tokenizer> counter =
+      opts.make_tokenizer ? opts.make_tokenizer(transports())
+                          : MakeServerTokenizer(transports(), opts.server, opts.params.enable_thinking.value_or(false));
+  Sizing sizing;
+  Status st = SizePrompt(counter.get(), source, needle, target, &sizing);
+  if (!st.ok()) {
+    step["error"] = "sizing the prompt: " + st.message();
+    return false;
+  }
+  step["prompt_tokens_planned"] = sizing.tokens;
+  step["tokenizer_calls"] = counter->calls();
+  Prompt prompt;
+  prompt.messages.push_back({"user", std::move(sizing.message)});
+  prompt.params = opts.params;
+  prompt.params.max_tokens = opts.max_tokens;
+  RetryPolicy retry;
+  retry.retries = opts.retries;
+  OpenAiClient client(transports(), opts.server, retry, cancel);
+  CallResult r = client.Complete(prompt);
+  if (r.status == CallStatus::kCancelled) return true;
+  RecordAnswer(r, needle, &step);
+  return false;
+}
+
+// Starts the engine at `context` and asks there; the step says what came
+// of it. True when cancelled.
+bool TryContext(const FitOptions& opts, Engine* engine, const TransportFactory& transports, Source* source,
+                int64_t context, int64_t needle, CancelToken* cancel, nlohmann::json* step) {
+  Stopwatch load_time(opts.clock ? opts.clock : RealClock::Default());
+  Status st = engine->Start(context, opts.slots, cancel);
+  if (engine->managed()) (*step)["load_s"] = load_time.Seconds();  // to ready, or to the failure
+  if (st.code() == Status::Code::kCancelled) return true;
+  if (!st.ok()) {
+    (*step)["error"] = st.message();
+    return false;
+  }
+  return AskLoaded(opts, transports, source, context, needle, cancel, step);
+}
+
+// The largest context that loaded and answered (and answered right) so far.
+void RecordLargest(const nlohmann::json& step, int slots, nlohmann::json* res) {
+  if (!step["loaded"].get<bool>() || !step["answered"].get<bool>()) return;
+  // A capped step answered at the slot's context, not at the size asked.
+  const int64_t got = step["effective_context"].get<int64_t>() * slots;
+  if ((*res)["largest"].is_null() || got > (*res)["largest"].get<int64_t>()) (*res)["largest"] = got;
+  if (step["correct"].get<bool>() &&
+      ((*res)["largest_correct"].is_null() || got > (*res)["largest_correct"].get<int64_t>()))
+    (*res)["largest_correct"] = got;
+}
+
+void MarkNotTried(const std::vector<int64_t>& contexts, size_t from, nlohmann::json* res) {
+  for (size_t j = from; j < contexts.size(); ++j) (*res)["not_tried"].push_back(contexts[j]);
+}
+
 }  // namespace
 
 namespace fit_internal {
@@ -290,27 +420,11 @@ Status RunFit(const FitOptions& opts, Engine* engine, const TransportFactory& tr
   std::sort(contexts.begin(), contexts.end());
   contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
   nlohmann::json& res = *result;
-  res = nlohmann::json::object();
-  res["contexts"] = contexts;
-  res["fill"] = opts.fill;
-  res["max_tokens"] = opts.max_tokens;
-  res["slots"] = opts.slots;
-  res["engine"] = engine->managed() ? "managed" : "external";
-  res["largest"] = nullptr;
-  res["largest_correct"] = nullptr;
-  res["steps"] = nlohmann::json::array();
-  res["not_tried"] = nlohmann::json::array();
-  res["complete"] = false;
-  for (int64_t c : contexts)
-    if (c < 1) return Status::InvalidInput("parts.fit.contexts: expected sizes >= 1, got " + std::to_string(c));
-  if (!(opts.fill > 0 && opts.fill <= 1)) return Status::InvalidInput("parts.fit.fill: expected a number in (0, 1]");
-  if (opts.max_tokens < 1) return Status::InvalidInput("parts.fit.max_tokens: expected a positive number");
-  if (opts.slots < 1) return Status::InvalidInput("fit: slots must be positive");
+  res = EmptyFitResult(opts, *engine, contexts);
+  EVALRUN_RETURN_IF_ERROR(CheckFitOptions(opts, contexts));
 
   Source source(opts.haystack);
   PeakSampler gpu(opts.gpu_mem_mib, opts.gpu_sample_interval_s);
-  RetryPolicy retry;
-  retry.retries = opts.retries;
   auto log = [&](const std::string& line) {
     if (opts.log) opts.log(line);
   };
@@ -321,74 +435,9 @@ Status RunFit(const FitOptions& opts, Engine* engine, const TransportFactory& tr
     nlohmann::json step = NewStep(context);
     const int64_t needle = fit_internal::NeedleValue(opts.seed, context);
     step["expected"] = std::to_string(needle);
-    bool cancelled = false;
 
     gpu.Begin();
-    Stopwatch load_time(opts.clock ? opts.clock : RealClock::Default());
-    Status st = engine->Start(context, opts.slots, cancel);
-    if (engine->managed()) step["load_s"] = load_time.Seconds();  // to ready, or to the failure
-    if (st.code() == Status::Code::kCancelled) {
-      cancelled = true;
-    } else if (!st.ok()) {
-      step["error"] = st.message();
-    } else {
-      step["loaded"] = true;
-      // The prompt is sized to the context the slot really has: a server
-      // may cap it (llama-server caps at the model's training context).
-      int64_t effective = context;
-      {
-        auto t = transports();
-        ServerProps props;
-        if (FetchServerProps(t.get(), opts.server, &props).ok() && props.n_ctx > 0) {
-          step["n_ctx_slot"] = props.n_ctx;
-          if (props.n_ctx < context / opts.slots) {
-            step["capped"] = true;
-            effective = props.n_ctx;
-          } else {
-            effective = context / opts.slots;
-          }
-        }
-      }
-      step["effective_context"] = effective;
-      const int target = static_cast<int>(opts.fill * static_cast<double>(effective));
-      step["target_tokens"] = target;
-      std::unique_ptr<Tokenizer> counter =
-          opts.make_tokenizer ? opts.make_tokenizer(transports())
-                              : MakeServerTokenizer(transports(), opts.server, opts.params.enable_thinking.value_or(false));
-      Sizing sizing;
-      st = SizePrompt(counter.get(), &source, needle, target, &sizing);
-      if (!st.ok()) {
-        step["error"] = "sizing the prompt: " + st.message();
-      } else {
-        step["prompt_tokens_planned"] = sizing.tokens;
-        step["tokenizer_calls"] = counter->calls();
-        Prompt prompt;
-        prompt.messages.push_back({"user", std::move(sizing.message)});
-        prompt.params = opts.params;
-        prompt.params.max_tokens = opts.max_tokens;
-        OpenAiClient client(transports(), opts.server, retry, cancel);
-        CallResult r = client.Complete(prompt);
-        if (r.status == CallStatus::kCancelled) {
-          cancelled = true;
-        } else if (r.status == CallStatus::kFailed) {
-          step["error"] = r.error;
-          if (r.http_status > 0) step["http_status"] = r.http_status;
-        } else {
-          const Completion& c = r.completion;
-          step["answered"] = true;
-          step["answer"] = c.content;
-          step["finish_reason"] = c.finish_reason;
-          step["correct"] = c.content.find(std::to_string(needle)) != std::string::npos;
-          if (c.prompt_tokens >= 0) step["prompt_tokens"] = c.prompt_tokens;
-          if (c.completion_tokens >= 0) step["completion_tokens"] = c.completion_tokens;
-          if (c.timings.present) {
-            step["prompt_per_second"] = c.timings.prompt_per_second;
-            step["predicted_per_second"] = c.timings.predicted_per_second;
-          }
-          step["latency_ms"] = r.latency_ms;
-        }
-      }
-    }
+    const bool cancelled = TryContext(opts, engine, transports, &source, context, needle, cancel, &step);
     if (auto peak = gpu.End()) step["gpu_mem_peak_mib"] = *peak;
     Status stop = engine->Stop();
     if (!stop.ok()) step["stop_error"] = stop.message();
@@ -399,20 +448,13 @@ Status RunFit(const FitOptions& opts, Engine* engine, const TransportFactory& tr
     }
     res["steps"].push_back(step);
     log(StepLine(step));
-    if (step["loaded"].get<bool>() && step["answered"].get<bool>()) {
-      // A capped step answered at the slot's context, not at the size asked.
-      const int64_t got = step["effective_context"].get<int64_t>() * opts.slots;
-      if (res["largest"].is_null() || got > res["largest"].get<int64_t>()) res["largest"] = got;
-      if (step["correct"].get<bool>() &&
-          (res["largest_correct"].is_null() || got > res["largest_correct"].get<int64_t>()))
-        res["largest_correct"] = got;
-    }
+    RecordLargest(step, opts.slots, &res);
     if (!stop.ok()) {
-      for (size_t j = i + 1; j < contexts.size(); ++j) res["not_tried"].push_back(contexts[j]);
+      MarkNotTried(contexts, i + 1, &res);
       return stop.Prefixed("fit: stopping the engine after context " + std::to_string(context));
     }
     if (!step["loaded"].get<bool>() && !opts.continue_after_load_failure) {
-      for (size_t j = i + 1; j < contexts.size(); ++j) res["not_tried"].push_back(contexts[j]);
+      MarkNotTried(contexts, i + 1, &res);
       if (i + 1 < contexts.size())
         log("fit: " + std::to_string(context) + " did not load; larger sizes are not tried");
       break;
