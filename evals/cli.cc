@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "datasets/fetch.h"
 #include "evals/base/build_version.h"
@@ -242,112 +244,138 @@ Exit codes: 0 ok, 1 unknown name, local I/O error or a file that failed its
 check, 2 a source could not be downloaded (run again to resume).
 )";
 
-}  // namespace
-
-int RunCli(int argc, char** argv) {
-  CLI::App app{"evalrun: quality evaluation of an LLM inference server, as one card describes it", "evalrun"};
-  app.footer(kRunExamples);
-  app.set_version_flag("--version", std::string(EvalrunVersion()) + " (" + EvalrunGitSha() + ")");
-  RunOptions run;
-  std::string parts;
-  app.add_option("--card", run.card_path, "the card (JSON) describing the setup; see cards/README.md")
+// The default command's options (`evalrun [run] --card ...`).
+void AddRunOptions(CLI::App& app, RunOptions* run, std::string* parts) {
+  app.add_option("--card", run->card_path, "the card (JSON) describing the setup; see cards/README.md")
       ->check(CLI::ExistingFile);
   std::string known;
   for (const auto& n : KnownPartNames()) known += (known.empty() ? "" : ", ") + n;
-  app.add_option("--parts", parts, "comma-separated parts to run (default: all the card's parts): " + known);
-  app.add_option("--job", run.job, "job name (default: <card name>-<UTC time>); an existing job is resumed");
-  app.add_option("--out", run.out_dir, "output folder (default: runs)");
-  app.add_option("--data-dir", run.data_dir, "dataset folder (default: $EVALRUN_DATA, else ~/.local/share/evalrun)");
-  app.add_option("--base-url", run.base_url, "override the card's server.base_url (checked as the card's is)");
-  app.add_option("--limit", run.limit, "at most N questions per part (a smoke run)")->check(IntegerAtLeast(1));
-  app.add_option("--repeat", run.repeat,
+  app.add_option("--parts", *parts, "comma-separated parts to run (default: all the card's parts): " + known);
+  app.add_option("--job", run->job, "job name (default: <card name>-<UTC time>); an existing job is resumed");
+  app.add_option("--out", run->out_dir, "output folder (default: runs)");
+  app.add_option("--data-dir", run->data_dir, "dataset folder (default: $EVALRUN_DATA, else ~/.local/share/evalrun)");
+  app.add_option("--base-url", run->base_url, "override the card's server.base_url (checked as the card's is)");
+  app.add_option("--limit", run->limit, "at most N questions per part (a smoke run)")->check(IntegerAtLeast(1));
+  app.add_option("--repeat", run->repeat,
                  "2: run every part twice into the job (the second in <job>/repeat-2) and report the flip rate "
                  "between the repeats (default: the card's repeat, 1)")
       ->check(CLI::Range(1, 2));
-  app.add_flag("--force-resume", run.force_resume, "resume a job even though its card, data or server changed");
-  app.add_option("--shard", run.shard,
+  app.add_flag("--force-resume", run->force_resume, "resume a job even though its card, data or server changed");
+  app.add_option("--shard", run->shard,
                  "I/N: ask only shard I (1-based) of N of every part's selection, by a hash of the run key and "
                  "the question id; join the N job folders with `evalrun merge`");
+}
 
-  ScoreOptions score;
+CLI::App* AddScoreCommand(CLI::App& app, ScoreOptions* score) {
   CLI::App* sc = app.add_subcommand("score", "re-score recorded answers without a server");
   sc->footer(kScoreExamples);
-  sc->add_option("--card", score.card_path, "the card (part settings: prompt, extract, seed)")->required()
+  sc->add_option("--card", score->card_path, "the card (part settings: prompt, extract, seed)")->required()
       ->check(CLI::ExistingFile);
-  sc->add_option("--part", score.part, "the part the answers belong to")->required();
-  sc->add_option("--responses", score.responses_path, "JSONL of recorded answers")->required()
+  sc->add_option("--part", score->part, "the part the answers belong to")->required();
+  sc->add_option("--responses", score->responses_path, "JSONL of recorded answers")->required()
       ->check(CLI::ExistingFile);
-  sc->add_option("--input", score.input_path, "the dataset file the answers were made from (default: the data dir's)")
+  sc->add_option("--input", score->input_path, "the dataset file the answers were made from (default: the data dir's)")
       ->check(CLI::ExistingFile);
-  sc->add_option("--job", score.job, "job name (default: <card name>-score-<UTC time>)");
-  sc->add_option("--out", score.out_dir, "output folder (default: runs)");
-  sc->add_option("--data-dir", score.data_dir, "dataset folder");
+  sc->add_option("--job", score->job, "job name (default: <card name>-score-<UTC time>)");
+  sc->add_option("--out", score->out_dir, "output folder (default: runs)");
+  sc->add_option("--data-dir", score->data_dir, "dataset folder");
+  return sc;
+}
 
+// compare's flags as given; Options() makes them CompareOptions.
+struct CompareFlags {
   CompareOptions cmp;
-  std::string cmp_parts;
+  std::string parts;
+  std::vector<std::string> noise;
+  double max_kld_mean = -1, max_kld_p99 = -1, min_top1 = -1;  // < 0: not given
+
+  CompareOptions Options() const {
+    CompareOptions out = cmp;
+    out.parts = SplitCommaList(parts);
+    if (noise.size() == 2) {
+      out.noise_a = noise[0];
+      out.noise_a2 = noise[1];
+    }
+    if (max_kld_mean >= 0) out.max_kld_mean = max_kld_mean;
+    if (max_kld_p99 >= 0) out.max_kld_p99 = max_kld_p99;
+    if (min_top1 >= 0) out.min_top1 = min_top1;
+    return out;
+  }
+};
+
+CLI::App* AddCompareCommand(CLI::App& app, CompareFlags* f) {
   CLI::App* cm = app.add_subcommand("compare", "did quality move? paired statistics between two run folders");
   cm->footer(kCompareExamples);
-  cm->add_option("run_a", cmp.run_a, "the baseline run folder (runs/<job>)")->required();
-  cm->add_option("run_b", cmp.run_b, "the run checked against it")->required();
-  cm->add_option("--parts", cmp_parts, "comma-separated parts to compare (default: every part both runs have)");
-  cm->add_option("--alpha", cmp.alpha, "significance level of McNemar's test (default 0.05)")
+  cm->add_option("run_a", f->cmp.run_a, "the baseline run folder (runs/<job>)")->required();
+  cm->add_option("run_b", f->cmp.run_b, "the run checked against it")->required();
+  cm->add_option("--parts", f->parts, "comma-separated parts to compare (default: every part both runs have)");
+  cm->add_option("--alpha", f->cmp.alpha, "significance level of McNemar's test (default 0.05)")
       ->check(NumberIn(0.0, 1.0, "[0, 1]"));
-  cm->add_option("--min-delta", cmp.min_delta,
+  cm->add_option("--min-delta", f->cmp.min_delta,
                  "smallest drop, in percentage points, that counts as a regression (default 0)")
       ->check(NumberIn(0.0, 100.0, "[0, 100]"));
-  std::vector<std::string> cmp_noise;
-  cm->add_option("--noise", cmp_noise,
+  cm->add_option("--noise", f->noise,
                  "an A/A pair (the same build run twice: A A2, e.g. runs/<job> runs/<job>/repeat-2) that measures "
                  "each part's noise floor")
       ->expected(2);
-  cm->add_flag("--json", cmp.json, "print JSON (schema evalrun.compare/1, docs/results-schema.md) instead of Markdown");
-  cm->add_option("--html", cmp.html_path,
+  cm->add_flag("--json", f->cmp.json, "print JSON (schema evalrun.compare/1, docs/results-schema.md) instead of Markdown");
+  cm->add_option("--html", f->cmp.html_path,
                  "also write the comparison as one self-contained HTML page (charts of the deltas and of the probe's "
                  "per-position KLD, the flipped items, the noise floor) to this file");
-  double max_kld_mean = -1, max_kld_p99 = -1, min_top1 = -1;
-  cm->add_option("--max-kld-mean", max_kld_mean, "probe: a regression when the mean KLD(A||B) is above this "
-                                                 "(default: the card's parts.probe.max_kld_mean)")
+  cm->add_option("--max-kld-mean", f->max_kld_mean, "probe: a regression when the mean KLD(A||B) is above this "
+                                                    "(default: the card's parts.probe.max_kld_mean)")
       ->check(NumberIn(0.0, 1e9, "[0, 1e9]"));
-  cm->add_option("--max-kld-p99", max_kld_p99, "probe: a regression when the 99th percentile of KLD(A||B) is above "
-                                               "this (default: the card's parts.probe.max_kld_p99)")
+  cm->add_option("--max-kld-p99", f->max_kld_p99, "probe: a regression when the 99th percentile of KLD(A||B) is "
+                                                  "above this (default: the card's parts.probe.max_kld_p99)")
       ->check(NumberIn(0.0, 1e9, "[0, 1e9]"));
-  cm->add_option("--min-top1", min_top1, "probe: a regression when the share of positions with the same top token "
-                                         "is below this, 0..1 (default: the card's parts.probe.min_top1)")
+  cm->add_option("--min-top1", f->min_top1, "probe: a regression when the share of positions with the same top "
+                                            "token is below this, 0..1 (default: the card's parts.probe.min_top1)")
       ->check(NumberIn(0.0, 1.0, "[0, 1]"));
+  return cm;
+}
 
-  ReportOptions rep;
+CLI::App* AddReportCommand(CLI::App& app, ReportOptions* rep) {
   CLI::App* rp = app.add_subcommand("report", "write report.md and a self-contained report.html into a run folder");
   rp->footer(kReportExamples);
-  rp->add_option("run", rep.run_dir, "the run folder (runs/<job>)")->required();
-  rp->add_option("--max-text", rep.max_text_chars,
+  rp->add_option("run", rep->run_dir, "the run folder (runs/<job>)")->required();
+  rp->add_option("--max-text", rep->max_text_chars,
                  "bytes of each response kept in the page's sample browser (default 4000)")
       ->check(IntegerAtLeast(0));
+  return rp;
+}
 
-  MergeOptions merge;
+CLI::App* AddMergeCommand(CLI::App& app, MergeOptions* merge) {
   CLI::App* mg = app.add_subcommand("merge", "join the job folders of a run's shards (--shard I/N) into one");
   mg->footer(kMergeExamples);
-  mg->add_option("out", merge.out_dir, "the merged job folder to write (new, or an empty folder)")->required();
-  mg->add_option("shards", merge.shard_dirs, "the shards' job folders (runs/<job>)")->required()->expected(1, -1);
-  mg->add_flag("--partial", merge.partial, "merge an incomplete set; results.json names the absent items");
+  mg->add_option("out", merge->out_dir, "the merged job folder to write (new, or an empty folder)")->required();
+  mg->add_option("shards", merge->shard_dirs, "the shards' job folders (runs/<job>)")->required()->expected(1, -1);
+  mg->add_flag("--partial", merge->partial, "merge an incomplete set; results.json names the absent items");
+  return mg;
+}
 
-  FetchOptions fetch;
-  ListOptions list;
+// `datasets fetch` and `datasets list`.
+std::pair<CLI::App*, CLI::App*> AddDatasetsCommands(CLI::App& app, FetchOptions* fetch, ListOptions* list) {
   CLI::App* ds = app.add_subcommand("datasets", "get the benchmark data (fetch) and check it (list)");
   ds->footer(kDatasetsExamples);
   ds->require_subcommand(1);
   CLI::App* dfetch = ds->add_subcommand("fetch", "download datasets from their public sources, checked by sha256");
   dfetch->footer(kDatasetsExamples);
-  dfetch->add_option("names", fetch.names,
+  dfetch->add_option("names", fetch->names,
                      "what to fetch (default: every required file): mmlu-pro, gpqa, ifeval, ruler, "
                      "punkt-english, langdetect; optional groups ruler-qa, ruler-english-words; a file path; all");
-  dfetch->add_option("--data-dir", fetch.data_dir,
+  dfetch->add_option("--data-dir", fetch->data_dir,
                      "dataset folder (default: $EVALRUN_DATA, else $XDG_DATA_HOME/evalrun, else ~/.local/share/evalrun)");
-  dfetch->add_option("--mirror", fetch.mirror,
+  dfetch->add_option("--mirror", fetch->mirror,
                      "take every file from this mirror (http or https URL) instead of the sources "
                      "(default: $EVALRUN_DATASETS_MIRROR)");
   CLI::App* dlist = ds->add_subcommand("list", "show every dataset file: ok, missing, corrupt or partial, and its size");
-  dlist->add_option("--data-dir", list.data_dir, "dataset folder (default: as for fetch)");
+  dlist->add_option("--data-dir", list->data_dir, "dataset folder (default: as for fetch)");
+  return {dfetch, dlist};
+}
 
+// Parses the command line into the options `app` was given; an exit code
+// when that ends the program (help, version, bad input), else nullopt.
+std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv) {
   // "evalrun run ..." names the default command explicitly.
   std::vector<const char*> args(argv, argv + argc);
   if (args.size() > 1 && std::string(args[1]) == "run") args.erase(args.begin() + 1);
@@ -366,19 +394,33 @@ int RunCli(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? kExitOk : kExitBadInput;
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int RunCli(int argc, char** argv) {
+  CLI::App app{"evalrun: quality evaluation of an LLM inference server, as one card describes it", "evalrun"};
+  app.footer(kRunExamples);
+  app.set_version_flag("--version", std::string(EvalrunVersion()) + " (" + EvalrunGitSha() + ")");
+  RunOptions run;
+  std::string parts;
+  AddRunOptions(app, &run, &parts);
+  ScoreOptions score;
+  CLI::App* sc = AddScoreCommand(app, &score);
+  CompareFlags cmp;
+  CLI::App* cm = AddCompareCommand(app, &cmp);
+  ReportOptions rep;
+  CLI::App* rp = AddReportCommand(app, &rep);
+  MergeOptions merge;
+  CLI::App* mg = AddMergeCommand(app, &merge);
+  FetchOptions fetch;
+  ListOptions list;
+  const auto [dfetch, dlist] = AddDatasetsCommands(app, &fetch, &list);
+  if (std::optional<int> code = ParseCommandLine(app, argc, argv)) return *code;
 
   if (sc->parsed()) return ScoreJob(score, stdout, stderr);
-  if (cm->parsed()) {
-    cmp.parts = SplitCommaList(cmp_parts);
-    if (cmp_noise.size() == 2) {
-      cmp.noise_a = cmp_noise[0];
-      cmp.noise_a2 = cmp_noise[1];
-    }
-    if (max_kld_mean >= 0) cmp.max_kld_mean = max_kld_mean;
-    if (max_kld_p99 >= 0) cmp.max_kld_p99 = max_kld_p99;
-    if (min_top1 >= 0) cmp.min_top1 = min_top1;
-    return CompareRuns(cmp, stdout, stderr);
-  }
+  if (cm->parsed()) return CompareRuns(cmp.Options(), stdout, stderr);
   if (rp->parsed()) return ReportRun(rep, stdout, stderr);
   if (mg->parsed()) return MergeShards(merge, stdout, stderr);
   // No signal watcher: .part files make an interrupted fetch safe to resume.

@@ -170,144 +170,167 @@ bool IsPyWordBoundary(std::string_view text, size_t pos) {
   return word_before != word_after;
 }
 
-Status TranslatePyRegex(std::string_view py, bool multiline, std::string* out) {
-  out->clear();
+namespace {
+
+Status RegexError(std::string_view py, const std::string& what) {
+  return Status::InvalidInput("regular expression \"" + std::string(py) + "\": " + what +
+                              " (evalrun matches with RE2, which cannot express it)");
+}
+
+// py[*i] inside a character class: ']' ends it (*in_class false).
+Status TranslateInClass(std::string_view py, size_t* i, bool* in_class, std::string* out) {
   std::string err;
-  bool in_class = false;
-  auto fail = [&](const std::string& what) {
-    return Status::InvalidInput("regular expression \"" + std::string(py) + "\": " + what +
-                                " (evalrun matches with RE2, which cannot express it)");
-  };
-  for (size_t i = 0; i < py.size(); ++i) {
-    const char c = py[i];
-    if (in_class) {
-      if (c == ']') {
-        *out += ']';
-        in_class = false;
-      } else if (c == '\\') {
-        if (++i >= py.size()) return fail("trailing backslash");
-        const char e = py[i];
-        if (e == 's') {
-          *out += SpaceBody();
-        } else if (e == 'w') {
-          *out += kPyWordBody;
-        } else if (e == 'D') {
-          *out += "\\P{Nd}";
-        } else if (e == 'b') {
-          AppendCodeEscape('\b', out);
-        } else if (e == 'S' || e == 'W') {
-          return fail(std::string("\\") + e + " inside a character class");
-        } else if (!TranslateCommonEscape(py, &i, out, &err)) {
-          return fail(err);
-        }
-      } else if (c == '[') {
-        *out += "\\[";
-      } else {
-        *out += c;
-      }
-      continue;
+  const char c = py[*i];
+  if (c == ']') {
+    *out += ']';
+    *in_class = false;
+  } else if (c == '\\') {
+    if (++*i >= py.size()) return RegexError(py, "trailing backslash");
+    const char e = py[*i];
+    if (e == 's') {
+      *out += SpaceBody();
+    } else if (e == 'w') {
+      *out += kPyWordBody;
+    } else if (e == 'D') {
+      *out += "\\P{Nd}";
+    } else if (e == 'b') {
+      AppendCodeEscape('\b', out);
+    } else if (e == 'S' || e == 'W') {
+      return RegexError(py, std::string("\\") + e + " inside a character class");
+    } else if (!TranslateCommonEscape(py, i, out, &err)) {
+      return RegexError(py, err);
     }
-    switch (c) {
-      case '\\': {
-        if (++i >= py.size()) return fail("trailing backslash");
-        const char e = py[i];
-        if (e == 's') {
-          *out += kPySpace;
-        } else if (e == 'S') {
-          *out += "[^" + SpaceBody() + "]";
-        } else if (e == 'w') {
-          *out += std::string("[") + kPyWordBody + "]";
-        } else if (e == 'W') {
-          *out += std::string("[^") + kPyWordBody + "]";
-        } else if (e == 'D') {
-          *out += "\\P{Nd}";
-        } else if (e == 'A') {
-          *out += "\\A";
-        } else if (e == 'Z') {
-          *out += "\\z";
-        } else if (e == 'b' || e == 'B') {
-          return fail(std::string("\\") + e + " (word boundary) inside a pattern");
-        } else if (!TranslateCommonEscape(py, &i, out, &err)) {
-          return fail(err);
-        }
-        break;
-      }
-      case '[': {
-        *out += '[';
-        in_class = true;
-        if (i + 1 < py.size() && py[i + 1] == '^') {
-          *out += '^';
-          ++i;
-        }
-        if (i + 1 < py.size() && py[i + 1] == ']') {  // a leading ']' is literal
-          *out += "\\]";
-          ++i;
-        }
-        break;
-      }
-      case '(': {
-        if (i + 1 < py.size() && py[i + 1] == '?') {
-          const std::string_view rest = py.substr(i + 2);
-          if (rest.starts_with(":")) {
-            *out += "(?:";
-            i += 2;
-          } else if (rest.starts_with("P<")) {
-            *out += "(?P<";
-            i += 3;
-          } else if (rest.starts_with("#")) {
-            const size_t close = py.find(')', i);
-            if (close == std::string_view::npos) return fail("unterminated comment");
-            i = close;
-          } else {
-            size_t k = 0;
-            while (k < rest.size() && (rest[k] == 'i' || rest[k] == 'm' || rest[k] == 's')) ++k;
-            if (k > 0 && k < rest.size() && (rest[k] == ')' || rest[k] == ':')) {
-              *out += "(?";
-              *out += rest.substr(0, k + 1);
-              i += 2 + k;
-            } else {
-              const size_t shown = (rest.starts_with("<") || rest.starts_with("P")) ? 2 : 1;
-              return fail("the group \"(?" + std::string(rest.substr(0, shown)) +
-                          "\" (look-around, back-reference, conditional or flag)");
-            }
-          }
-        } else {
-          *out += '(';
-        }
-        break;
-      }
-      case '$':
-        // Python's `$` also matches before a final "\n".
-        *out += multiline ? "$" : "(?:\\n?\\z)";
-        break;
-      case '{': {
-        // A quantifier {m}, {m,}, {,n}, {m,n}; anything else is a literal '{'.
-        size_t k = i + 1;
-        std::string lo, hi;
-        while (k < py.size() && py[k] >= '0' && py[k] <= '9') lo += py[k++];
-        bool comma = false;
-        if (k < py.size() && py[k] == ',') {
-          comma = true;
-          ++k;
-          while (k < py.size() && py[k] >= '0' && py[k] <= '9') hi += py[k++];
-        }
-        if (k < py.size() && py[k] == '}' && (!lo.empty() || (comma && !hi.empty()))) {
-          *out += "{" + (lo.empty() ? std::string("0") : lo) + (comma ? "," + hi : "") + "}";
-          i = k;
-        } else {
-          *out += "\\{";
-        }
-        break;
-      }
-      case '}':
-        *out += "\\}";
-        break;
-      default:
-        *out += c;
-        break;
+  } else if (c == '[') {
+    *out += "\\[";
+  } else {
+    *out += c;
+  }
+  return Status::Ok();
+}
+
+// The escape whose backslash is py[*i], outside a character class.
+Status TranslateEscape(std::string_view py, size_t* i, std::string* out) {
+  std::string err;
+  if (++*i >= py.size()) return RegexError(py, "trailing backslash");
+  const char e = py[*i];
+  if (e == 's') {
+    *out += kPySpace;
+  } else if (e == 'S') {
+    *out += "[^" + SpaceBody() + "]";
+  } else if (e == 'w') {
+    *out += std::string("[") + kPyWordBody + "]";
+  } else if (e == 'W') {
+    *out += std::string("[^") + kPyWordBody + "]";
+  } else if (e == 'D') {
+    *out += "\\P{Nd}";
+  } else if (e == 'A') {
+    *out += "\\A";
+  } else if (e == 'Z') {
+    *out += "\\z";
+  } else if (e == 'b' || e == 'B') {
+    return RegexError(py, std::string("\\") + e + " (word boundary) inside a pattern");
+  } else if (!TranslateCommonEscape(py, i, out, &err)) {
+    return RegexError(py, err);
+  }
+  return Status::Ok();
+}
+
+// The '[' at py[*i] opens a class (with its '^' and a leading literal ']').
+void OpenClass(std::string_view py, size_t* i, std::string* out) {
+  *out += '[';
+  if (*i + 1 < py.size() && py[*i + 1] == '^') {
+    *out += '^';
+    ++*i;
+  }
+  if (*i + 1 < py.size() && py[*i + 1] == ']') {  // a leading ']' is literal
+    *out += "\\]";
+    ++*i;
+  }
+}
+
+// The '(' at py[*i]: a group, or an extension "(?...)" RE2 shares.
+Status OpenGroup(std::string_view py, size_t* i, std::string* out) {
+  if (*i + 1 >= py.size() || py[*i + 1] != '?') {
+    *out += '(';
+    return Status::Ok();
+  }
+  const std::string_view rest = py.substr(*i + 2);
+  if (rest.starts_with(":")) {
+    *out += "(?:";
+    *i += 2;
+  } else if (rest.starts_with("P<")) {
+    *out += "(?P<";
+    *i += 3;
+  } else if (rest.starts_with("#")) {
+    const size_t close = py.find(')', *i);
+    if (close == std::string_view::npos) return RegexError(py, "unterminated comment");
+    *i = close;
+  } else {
+    size_t k = 0;
+    while (k < rest.size() && (rest[k] == 'i' || rest[k] == 'm' || rest[k] == 's')) ++k;
+    if (k > 0 && k < rest.size() && (rest[k] == ')' || rest[k] == ':')) {
+      *out += "(?";
+      *out += rest.substr(0, k + 1);
+      *i += 2 + k;
+    } else {
+      const size_t shown = (rest.starts_with("<") || rest.starts_with("P")) ? 2 : 1;
+      return RegexError(py, "the group \"(?" + std::string(rest.substr(0, shown)) +
+                                "\" (look-around, back-reference, conditional or flag)");
     }
   }
-  if (in_class) return fail("unterminated character set");
+  return Status::Ok();
+}
+
+// The '{' at py[*i]: a quantifier {m}, {m,}, {,n}, {m,n}; anything else is
+// a literal '{'.
+void TranslateBrace(std::string_view py, size_t* i, std::string* out) {
+  size_t k = *i + 1;
+  std::string lo, hi;
+  while (k < py.size() && py[k] >= '0' && py[k] <= '9') lo += py[k++];
+  bool comma = false;
+  if (k < py.size() && py[k] == ',') {
+    comma = true;
+    ++k;
+    while (k < py.size() && py[k] >= '0' && py[k] <= '9') hi += py[k++];
+  }
+  if (k < py.size() && py[k] == '}' && (!lo.empty() || (comma && !hi.empty()))) {
+    *out += "{" + (lo.empty() ? std::string("0") : lo) + (comma ? "," + hi : "") + "}";
+    *i = k;
+  } else {
+    *out += "\\{";
+  }
+}
+
+}  // namespace
+
+Status TranslatePyRegex(std::string_view py, bool multiline, std::string* out) {
+  out->clear();
+  bool in_class = false;
+  for (size_t i = 0; i < py.size(); ++i) {
+    const char c = py[i];
+    Status st;
+    if (in_class) {
+      st = TranslateInClass(py, &i, &in_class, out);
+    } else if (c == '\\') {
+      st = TranslateEscape(py, &i, out);
+    } else if (c == '[') {
+      OpenClass(py, &i, out);
+      in_class = true;
+    } else if (c == '(') {
+      st = OpenGroup(py, &i, out);
+    } else if (c == '$') {
+      // Python's `$` also matches before a final "\n".
+      *out += multiline ? "$" : "(?:\\n?\\z)";
+    } else if (c == '{') {
+      TranslateBrace(py, &i, out);
+    } else if (c == '}') {
+      *out += "\\}";
+    } else {
+      *out += c;
+    }
+    if (!st.ok()) return st;
+  }
+  if (in_class) return RegexError(py, "unterminated character set");
   return Status::Ok();
 }
 

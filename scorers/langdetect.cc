@@ -131,6 +131,28 @@ std::u32string RemoveMails(const std::u32string& t) {
   return out;
 }
 
+// Detector.cleaning_text. unicode_block() returns an int, compared there
+// with the string 'Latin Extended Additional', so every code point >=
+// U+0300 counts as non-Latin.
+void DropLatinWhenMostlyNot(std::u32string* text) {
+  size_t latin = 0, non_latin = 0;
+  for (char32_t ch : *text) {
+    if (ch >= 'A' && ch <= 'z') {
+      ++latin;
+    } else if (ch >= 0x300) {
+      ++non_latin;
+    }
+  }
+  if (latin * 2 < non_latin) {
+    std::u32string without_latin;
+    without_latin.reserve(text->size());
+    for (char32_t ch : *text) {
+      if (ch < 'A' || ch > 'z') without_latin.push_back(ch);
+    }
+    *text = std::move(without_latin);
+  }
+}
+
 }  // namespace
 
 int64_t LangDetector::FindGram(uint64_t key) const {
@@ -188,8 +210,9 @@ std::u32string LangDetector::NormalizeVi(const std::u32string& t) const {
   return out;
 }
 
-bool LangDetector::Probabilities(std::string_view input, std::vector<double>* langprob) const {
-  // Detector.append
+// Detector.append (URLs and mail addresses out, at most kMaxTextLength
+// code points, runs of spaces as one) and Detector.cleaning_text.
+std::u32string LangDetector::CleanedText(std::string_view input) const {
   std::u32string cleaned = NormalizeVi(RemoveMails(RemoveUrls(py::DecodeUtf8All(input))));
   std::u32string text;
   text.reserve(std::min(cleaned.size(), kMaxTextLength));
@@ -199,28 +222,12 @@ bool LangDetector::Probabilities(std::string_view input, std::vector<double>* la
     if (ch != ' ' || pre != ' ') text.push_back(ch);
     pre = ch;
   }
+  DropLatinWhenMostlyNot(&text);
+  return text;
+}
 
-  // Detector.cleaning_text. unicode_block() returns an int, compared there
-  // with the string 'Latin Extended Additional', so every code point >=
-  // U+0300 counts as non-Latin.
-  size_t latin = 0, non_latin = 0;
-  for (char32_t ch : text) {
-    if (ch >= 'A' && ch <= 'z') {
-      ++latin;
-    } else if (ch >= 0x300) {
-      ++non_latin;
-    }
-  }
-  if (latin * 2 < non_latin) {
-    std::u32string without_latin;
-    without_latin.reserve(text.size());
-    for (char32_t ch : text) {
-      if (ch < 'A' || ch > 'z') without_latin.push_back(ch);
-    }
-    text = std::move(without_latin);
-  }
-
-  // Detector._extract_ngrams with NGram.add_char: rows of the known grams.
+// Detector._extract_ngrams with NGram.add_char: rows of the known grams.
+std::vector<uint32_t> LangDetector::KnownGramRows(const std::u32string& text) const {
   std::vector<uint32_t> ngrams;
   ngrams.reserve(text.size() * 3);
   char32_t grams[3] = {' ', 0, 0};
@@ -257,9 +264,11 @@ bool LangDetector::Probabilities(std::string_view input, std::vector<double>* la
       if (row >= 0) ngrams.push_back(static_cast<uint32_t>(row));
     }
   }
-  if (ngrams.empty()) return false;
+  return ngrams;
+}
 
-  // Detector._detect_block
+// Detector._detect_block over the rows of the text's known grams.
+void LangDetector::DetectBlock(const std::vector<uint32_t>& ngrams, std::vector<double>* langprob) const {
   const size_t nlang = langs_.size();
   langprob->assign(nlang, 0.0);
   PyRandom rng = seeded_rng_;  // self.random.seed(self.seed), seed = 0
@@ -312,6 +321,12 @@ bool LangDetector::Probabilities(std::string_view input, std::vector<double>* la
     // self.langprob[j] += prob[j] / self.n_trial (dead languages add 0.0).
     for (size_t k = 0; k < nlive; ++k) (*langprob)[live[k]] += prob[k] / kTrials;
   }
+}
+
+bool LangDetector::Probabilities(std::string_view input, std::vector<double>* langprob) const {
+  const std::vector<uint32_t> ngrams = KnownGramRows(CleanedText(input));
+  if (ngrams.empty()) return false;
+  DetectBlock(ngrams, langprob);
   return true;
 }
 

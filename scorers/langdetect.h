@@ -84,6 +84,11 @@ class LangDetector {
   std::u32string NormalizeVi(const std::u32string& text) const;
   // Runs the 7 trials; false when the text has no known n-gram.
   bool Probabilities(std::string_view text, std::vector<double>* langprob) const;
+  // Its steps: the text as the detector reads it, the rows of its known
+  // n-grams, and the trials over them.
+  std::u32string CleanedText(std::string_view input) const;
+  std::vector<uint32_t> KnownGramRows(const std::u32string& text) const;
+  void DetectBlock(const std::vector<uint32_t>& ngrams, std::vector<double>* langprob) const;
 
   std::vector<std::string> langs_;
 

@@ -295,6 +295,34 @@ constexpr int kOrthoUnkLc = 1 << 6;
 constexpr int kOrthoUc = kOrthoBegUc + kOrthoMidUc + kOrthoUnkUc;
 constexpr int kOrthoLc = kOrthoBegLc + kOrthoMidLc + kOrthoUnkLc;
 
+// _realign_boundaries: closing quotes and brackets after a sentence end
+// move to the sentence they close; empty sentences are dropped.
+std::vector<std::pair<size_t, size_t>> RealignBoundaries(std::string_view text,
+                                                         const std::vector<std::pair<size_t, size_t>>& slices) {
+  std::vector<std::pair<size_t, size_t>> spans;
+  size_t realign = 0;
+  for (size_t k = 0; k < slices.size(); ++k) {
+    const size_t begin = slices[k].first + realign;
+    const size_t end = slices[k].second;
+    if (k + 1 == slices.size()) {
+      if (begin < end) spans.emplace_back(begin, end);
+      continue;
+    }
+    const auto& next = slices[k + 1];
+    size_t closers = 0;
+    const size_t m =
+        next.first < next.second ? RealignMatch(text, next.first, next.second, &closers) : 0;
+    if (m > 0) {
+      spans.emplace_back(begin, next.first + closers);
+      realign = m;
+    } else {
+      realign = 0;
+      if (begin < end) spans.emplace_back(begin, end);
+    }
+  }
+  return spans;
+}
+
 }  // namespace
 
 // PunktToken with the annotations the tokenizer uses.
@@ -485,30 +513,7 @@ std::vector<std::pair<size_t, size_t>> PunktModel::SplitSpans(std::string_view t
   if (have_prev) decide(prev, prev_start);
   // The last sentence should not contain trailing whitespace.
   slices.emplace_back(last_break, RstripLen(text));
-
-  // _realign_boundaries.
-  std::vector<std::pair<size_t, size_t>> spans;
-  size_t realign = 0;
-  for (size_t k = 0; k < slices.size(); ++k) {
-    const size_t begin = slices[k].first + realign;
-    const size_t end = slices[k].second;
-    if (k + 1 == slices.size()) {
-      if (begin < end) spans.emplace_back(begin, end);
-      continue;
-    }
-    const auto& next = slices[k + 1];
-    size_t closers = 0;
-    const size_t m =
-        next.first < next.second ? RealignMatch(text, next.first, next.second, &closers) : 0;
-    if (m > 0) {
-      spans.emplace_back(begin, next.first + closers);
-      realign = m;
-    } else {
-      realign = 0;
-      if (begin < end) spans.emplace_back(begin, end);
-    }
-  }
-  return spans;
+  return RealignBoundaries(text, slices);
 }
 
 std::vector<std::string> PunktModel::Split(std::string_view text) const {

@@ -44,6 +44,61 @@ std::string CheckTaskName(const std::string& task) {
   return "unknown RULER task \"" + task + "\"" + DidYouMean(task, known) + "; known tasks: " + list;
 }
 
+// The card's tasks in run order: parts.ruler.tasks, else those of
+// samples_per_task (the defaults first), else the defaults.
+Status ChooseTasks(const PartSettings& cfg, std::vector<std::string>* out) {
+  const std::vector<std::string> card_tasks = cfg.NameList("tasks");
+  const std::map<std::string, int64_t> task_samples = cfg.Counts("samples_per_task");
+  std::vector<std::string> tasks = card_tasks.empty() ? DefaultTasks() : card_tasks;
+  if (!task_samples.empty() && card_tasks.empty()) {
+    tasks.clear();
+    for (const auto& t : DefaultTasks())
+      if (task_samples.count(t)) tasks.push_back(t);
+    for (const auto& [t, n] : task_samples)
+      if (std::find(tasks.begin(), tasks.end(), t) == tasks.end()) tasks.push_back(t);
+  }
+  for (const auto& [t, n] : task_samples)
+    if (std::find(tasks.begin(), tasks.end(), t) == tasks.end())
+      return Status::InvalidInput("parts.ruler.samples_per_task." + t + ": not one of parts.ruler.tasks");
+  *out = std::move(tasks);
+  return Status::Ok();
+}
+
+// Each task's configuration under the card's profile and task_max_tokens.
+Status TaskConfigs(const PartSettings& cfg, const std::vector<std::string>& tasks, RulerProfile* profile,
+                   std::vector<RulerTaskConfig>* configs) {
+  const std::map<std::string, int64_t> task_max_tokens = cfg.Counts("task_max_tokens");
+  *profile = RulerProfile::kNvidia;
+  Status pst = RulerProfileByName(cfg.String("profile"), profile);
+  if (!pst.ok()) return Status::InvalidInput("parts.ruler.profile: " + pst.message());
+  for (const auto& t : tasks) {
+    RulerTaskConfig c;
+    Status st = RulerTaskByName(t, &c);
+    if (!st.ok()) return Status::InvalidInput("parts.ruler.tasks: " + st.message());
+    c.profile = *profile;
+    auto o = task_max_tokens.find(t);
+    if (o != task_max_tokens.end()) c.max_tokens = static_cast<int>(o->second);
+    configs->push_back(c);
+  }
+  for (const auto& [t, n] : task_max_tokens)
+    if (std::find(tasks.begin(), tasks.end(), t) == tasks.end())
+      return Status::InvalidInput("parts.ruler.task_max_tokens." + t + ": not one of parts.ruler.tasks");
+  return Status::Ok();
+}
+
+// The required inputs, checked against the manifest: their sha256 by path.
+Status VerifyRulerFiles(const std::string& data_dir, std::map<std::string, std::string>* shas) {
+  for (const char* f : {"ruler/PaulGrahamEssays.json", "ruler/wonderwords/nounlist.txt",
+                        "ruler/wonderwords/adjectivelist.txt", "ruler/wonderwords/verblist.txt",
+                        "punkt-english/abbrev_types.txt", "punkt-english/collocations.tab",
+                        "punkt-english/sent_starters.txt", "punkt-english/ortho_context.tab"}) {
+    std::string path;
+    EVALRUN_RETURN_IF_ERROR(VerifyDataFile(data_dir, f, &path));
+    (*shas)[f] = FindManifestFile(f)->sha256;
+  }
+  return Status::Ok();
+}
+
 class RulerPart : public Part {
  public:
   // The card's lengths a request cannot hold are refused, or left out with
@@ -65,48 +120,14 @@ class RulerPart : public Part {
   Status Prepare(const PartContext& ctx, PreparedPart* out) override {
     const PartSettings& cfg = *ctx.settings;
     if (!ctx.tokenizer) return Status::Internal("ruler: no tokenizer");
-    const std::vector<std::string> card_tasks = cfg.NameList("tasks");
-    const std::map<std::string, int64_t> task_samples = cfg.Counts("samples_per_task");
-    const std::map<std::string, int64_t> task_max_tokens = cfg.Counts("task_max_tokens");
-    std::vector<std::string> tasks = card_tasks.empty() ? DefaultTasks() : card_tasks;
-    if (!task_samples.empty() && card_tasks.empty()) {
-      tasks.clear();
-      for (const auto& t : DefaultTasks())
-        if (task_samples.count(t)) tasks.push_back(t);
-      for (const auto& [t, n] : task_samples)
-        if (std::find(tasks.begin(), tasks.end(), t) == tasks.end()) tasks.push_back(t);
-    }
-    for (const auto& [t, n] : task_samples)
-      if (std::find(tasks.begin(), tasks.end(), t) == tasks.end())
-        return Status::InvalidInput("parts.ruler.samples_per_task." + t + ": not one of parts.ruler.tasks");
+    std::vector<std::string> tasks;
+    EVALRUN_RETURN_IF_ERROR(ChooseTasks(cfg, &tasks));
     RulerProfile profile = RulerProfile::kNvidia;
-    Status pst = RulerProfileByName(cfg.String("profile"), &profile);
-    if (!pst.ok()) return Status::InvalidInput("parts.ruler.profile: " + pst.message());
     std::vector<RulerTaskConfig> configs;
-    for (const auto& t : tasks) {
-      RulerTaskConfig c;
-      Status st = RulerTaskByName(t, &c);
-      if (!st.ok()) return Status::InvalidInput("parts.ruler.tasks: " + st.message());
-      c.profile = profile;
-      auto o = task_max_tokens.find(t);
-      if (o != task_max_tokens.end()) c.max_tokens = static_cast<int>(o->second);
-      configs.push_back(c);
-    }
-    for (const auto& [t, n] : task_max_tokens)
-      if (std::find(tasks.begin(), tasks.end(), t) == tasks.end())
-        return Status::InvalidInput("parts.ruler.task_max_tokens." + t + ": not one of parts.ruler.tasks");
+    EVALRUN_RETURN_IF_ERROR(TaskConfigs(cfg, tasks, &profile, &configs));
     const std::vector<int64_t> lengths = cfg.IntList("lengths");
-
-    // The required inputs, checked against the manifest.
     std::map<std::string, std::string> shas;
-    for (const char* f : {"ruler/PaulGrahamEssays.json", "ruler/wonderwords/nounlist.txt",
-                          "ruler/wonderwords/adjectivelist.txt", "ruler/wonderwords/verblist.txt",
-                          "punkt-english/abbrev_types.txt", "punkt-english/collocations.tab",
-                          "punkt-english/sent_starters.txt", "punkt-english/ortho_context.tab"}) {
-      std::string path;
-      EVALRUN_RETURN_IF_ERROR(VerifyDataFile(ctx.data_dir, f, &path));
-      shas[f] = FindManifestFile(f)->sha256;
-    }
+    EVALRUN_RETURN_IF_ERROR(VerifyRulerFiles(ctx.data_dir, &shas));
     RulerLoadOptions lo;
     lo.tasks = tasks;
     lo.punkt_dir = ctx.data_dir + "/punkt-english";
@@ -114,6 +135,7 @@ class RulerPart : public Part {
     EVALRUN_RETURN_IF_ERROR(LoadRulerInputs(ctx.data_dir + "/ruler", lo, &inputs));
 
     const int64_t seed = cfg.Int("seed", ctx.card->request.sampling.seed);
+    const std::map<std::string, int64_t> task_samples = cfg.Counts("samples_per_task");
     const int default_n = static_cast<int>(cfg.Int("samples_per_task", 10));
     int tokenizer_calls = 0;
     out->spool = std::make_shared<PromptSpool>();
@@ -129,42 +151,8 @@ class RulerPart : public Part {
       auto tn = task_samples.find(task.name);
       const int n = tn != task_samples.end() ? static_cast<int>(tn->second) : default_n;
       for (int64_t length : lengths) {
-        const size_t first_item = out->items.size();
-        const RulerSampleSink sink = [&](RulerSample s) -> Status {
-          if (ctx.limit >= 0 && static_cast<int>(out->items.size()) >= ctx.limit) return Status::Ok();
-          Item it;
-          it.id = s.id;
-          it.category = s.task;
-          // The text goes to disk at once (13 tasks x 500 samples at 128K
-          // are gigabytes); the pool reads it back when it sends it.
-          SpoolRef ref;
-          EVALRUN_RETURN_IF_ERROR(out->spool->Append(s.prompt, &ref));
-          it.spooled = ref;
-          it.prompt.messages.push_back({"user", std::string()});
-          if (!s.assistant_prefix.empty()) it.prompt.messages.push_back({"assistant", s.assistant_prefix});
-          it.prompt.params.max_tokens = s.max_tokens;
-          it.prompt_sha256 = s.prompt_sha256;
-          it.fields = {{"task", s.task},
-                       {"length", static_cast<int64_t>(s.length)},
-                       {"gold", s.gold},
-                       {"prompt_tokens_counted", static_cast<int64_t>(s.exact_prompt_tokens)}};
-          it.counted_prompt_tokens = s.exact_prompt_tokens;
-          it.scorer_index = static_cast<int>(gold_.size());
-          gold_.push_back({task.metric, s.gold});
-          out->items.push_back(std::move(it));
-          return Status::Ok();
-        };
-        RulerGenStats stats;
-        Status st = GenerateRulerSamples(inputs, task, static_cast<int>(length), n, static_cast<uint64_t>(seed),
-                                         ctx.tokenizer, sink, &stats);
-        if (!st.ok()) return st.Prefixed("ruler " + task.name + " at " + std::to_string(length));
-        tokenizer_calls += stats.tokenizer_calls;
-        if (stats.cannot_prepare) {
-          // NVIDIA's script writes nothing here: drop what came before the stop.
-          out->items.erase(out->items.begin() + static_cast<std::ptrdiff_t>(first_item), out->items.end());
-          out->notes.push_back("task " + task.name + " at " + std::to_string(length) + " skipped: " + stats.reason);
-          skipped.push_back({{"task", task.name}, {"length", length}, {"reason", stats.reason}});
-        }
+        EVALRUN_RETURN_IF_ERROR(
+            GenerateAtLength(ctx, inputs, task, length, n, seed, out, &skipped, &tokenizer_calls));
       }
     }
     if (out->items.empty()) {
@@ -235,6 +223,56 @@ class RulerPart : public Part {
   }
 
  private:
+  // `task`'s n samples at `length` into out->items (up to ctx.limit items
+  // in all); a length NVIDIA's script cannot prepare is skipped with a
+  // note and an entry in *skipped.
+  Status GenerateAtLength(const PartContext& ctx, const RulerInputs& inputs, const RulerTaskConfig& task,
+                          int64_t length, int n, int64_t seed, PreparedPart* out, nlohmann::json* skipped,
+                          int* tokenizer_calls) {
+    const size_t first_item = out->items.size();
+    const RulerSampleSink sink = [&](RulerSample s) -> Status {
+      if (ctx.limit >= 0 && static_cast<int>(out->items.size()) >= ctx.limit) return Status::Ok();
+      return AddItem(task, std::move(s), out);
+    };
+    RulerGenStats stats;
+    Status st = GenerateRulerSamples(inputs, task, static_cast<int>(length), n, static_cast<uint64_t>(seed),
+                                     ctx.tokenizer, sink, &stats);
+    if (!st.ok()) return st.Prefixed("ruler " + task.name + " at " + std::to_string(length));
+    *tokenizer_calls += stats.tokenizer_calls;
+    if (stats.cannot_prepare) {
+      // NVIDIA's script writes nothing here: drop what came before the stop.
+      out->items.erase(out->items.begin() + static_cast<std::ptrdiff_t>(first_item), out->items.end());
+      out->notes.push_back("task " + task.name + " at " + std::to_string(length) + " skipped: " + stats.reason);
+      skipped->push_back({{"task", task.name}, {"length", length}, {"reason", stats.reason}});
+    }
+    return Status::Ok();
+  }
+
+  // One sample as an item, its gold kept for Score.
+  Status AddItem(const RulerTaskConfig& task, RulerSample s, PreparedPart* out) {
+    Item it;
+    it.id = s.id;
+    it.category = s.task;
+    // The text goes to disk at once (13 tasks x 500 samples at 128K
+    // are gigabytes); the pool reads it back when it sends it.
+    SpoolRef ref;
+    EVALRUN_RETURN_IF_ERROR(out->spool->Append(s.prompt, &ref));
+    it.spooled = ref;
+    it.prompt.messages.push_back({"user", std::string()});
+    if (!s.assistant_prefix.empty()) it.prompt.messages.push_back({"assistant", s.assistant_prefix});
+    it.prompt.params.max_tokens = s.max_tokens;
+    it.prompt_sha256 = s.prompt_sha256;
+    it.fields = {{"task", s.task},
+                 {"length", static_cast<int64_t>(s.length)},
+                 {"gold", s.gold},
+                 {"prompt_tokens_counted", static_cast<int64_t>(s.exact_prompt_tokens)}};
+    it.counted_prompt_tokens = s.exact_prompt_tokens;
+    it.scorer_index = static_cast<int>(gold_.size());
+    gold_.push_back({task.metric, s.gold});
+    out->items.push_back(std::move(it));
+    return Status::Ok();
+  }
+
   struct Gold {
     RulerMetric metric;
     std::vector<std::string> gold;

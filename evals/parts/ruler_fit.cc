@@ -10,9 +10,85 @@
 
 namespace evalrun {
 
+namespace {
+
+// Counts a sample's tokens as the server will see them; with an assistant
+// prefill, the part from the answer prefix on is counted raw (and cached:
+// it repeats across samples).
+class PrefillCounter {
+ public:
+  PrefillCounter(const RulerTaskConfig& task, Tokenizer* tok)
+      : tok_(tok),
+        prefix_head_(std::string(RulerTemplateFor(task.family).answer_prefix).substr(0, 10)),
+        prefill_(task.answer_prefix_mode == RulerAnswerPrefixMode::kAssistantPrefill) {}
+
+  Status Count(std::string_view text, int* tokens) {
+    const size_t p = prefill_ ? text.rfind(prefix_head_) : std::string_view::npos;
+    if (p == std::string_view::npos) return tok_->CountChat(text, tokens);
+    int head = 0;
+    EVALRUN_RETURN_IF_ERROR(tok_->CountChat(text.substr(0, p), &head));
+    const std::string_view tail = text.substr(p);
+    auto it = prefix_tokens_.find(tail);
+    if (it == prefix_tokens_.end()) {
+      int t = 0;
+      EVALRUN_RETURN_IF_ERROR(tok_->Count(tail, &t));
+      it = prefix_tokens_.emplace(std::string(tail), t).first;
+    }
+    *tokens = head + it->second;
+    return Status::Ok();
+  }
+
+ private:
+  Tokenizer* const tok_;
+  const std::string prefix_head_;
+  const bool prefill_;
+  std::map<std::string, int, std::less<>> prefix_tokens_;
+};
+
+// variable_tracking.py main(): one example of at most 500 tokens (raw
+// count, no chat template), built first from the task's stream.
+Status FitVtExample(const RulerGenEnv& env, RulerStreams* streams) {
+  const RulerTaskConfig& task = *env.task;
+  Tokenizer* tok = env.tok;
+  std::unique_ptr<RulerSampleBuilder> b;
+  EVALRUN_RETURN_IF_ERROR(MakeRulerBuilder(env.ctx, 0, *streams, /*vt_icl=*/true, &b));
+  LengthTarget icl_target;
+  icl_target.max_tokens = task.icl_max_tokens;
+  TokenEstimator icl_est;
+  FitResult fit;
+  const TokenCounter raw_count = [&](std::string_view text, int* tokens) {
+    return tok->Count(text, tokens);
+  };
+  EVALRUN_RETURN_IF_ERROR(FitToLength(b.get(), raw_count, icl_target, &icl_est, &fit)
+                              .Prefixed(task.name + ": in-context example"));
+  const RulerBuilt& built = b->Result(fit.units);
+  std::string answer;
+  for (size_t i = 0; i < built.gold.size(); ++i) answer += (i ? " " : "") + built.gold[i];
+  env.ctx->vt_icl_example = fit.text + " " + answer + "\n";
+  *streams = built.after;
+  return Status::Ok();
+}
+
+// cwe: a prompt that used every word of the pool and still falls short of
+// its length needs RULER's english_words.json.
+Status CheckCwePool(const RulerGenEnv& env, const RulerSampleBuilder& b, const FitResult& fit,
+                    const LengthTarget& target, const std::string& id) {
+  if (env.task->family != RulerFamily::kCommonWords || fit.units < b.MaxUnits() ||
+      target.max_tokens - fit.exact_tokens <= EffectiveTolerance(target) || !env.inputs->english_words.empty())
+    return Status::Ok();
+  return Status::NotFound(
+      id + ": cwe at length " + std::to_string(env.length) + " needs more than the " +
+      std::to_string(env.ctx->cwe_pool.size()) + " distinct wonderwords words (the prompt stops at " +
+      std::to_string(fit.exact_tokens) + " of " + std::to_string(target.max_tokens) +
+      " tokens); put RULER's english_words.json "
+      "(sha256 " +
+      kRulerEnglishWordsSha256 + ") in " + env.inputs->ruler_dir);
+}
+
+}  // namespace
+
 Status GenerateRulerFit(const RulerGenEnv& env) {
   const RulerTaskConfig& task = *env.task;
-  const RulerInputs& inputs = *env.inputs;
   RulerBuildContext& ctx = *env.ctx;
   Tokenizer* tok = env.tok;
   LengthTarget target;
@@ -20,46 +96,11 @@ Status GenerateRulerFit(const RulerGenEnv& env) {
   const int calls_at_start = tok->calls();
 
   RulerStreams streams{PyRandom(env.seed), NpRandom(static_cast<uint32_t>(env.seed))};
-  const std::string prefix_head =
-      std::string(RulerTemplateFor(task.family).answer_prefix).substr(0, 10);
-  const bool prefill = task.answer_prefix_mode == RulerAnswerPrefixMode::kAssistantPrefill;
-  std::map<std::string, int, std::less<>> prefix_tokens;
-  const TokenCounter chat_count = [&](std::string_view text, int* tokens) -> Status {
-    const size_t p = prefill ? text.rfind(prefix_head) : std::string_view::npos;
-    if (p == std::string_view::npos) return tok->CountChat(text, tokens);
-    int head = 0;
-    EVALRUN_RETURN_IF_ERROR(tok->CountChat(text.substr(0, p), &head));
-    const std::string_view tail = text.substr(p);
-    auto it = prefix_tokens.find(tail);
-    if (it == prefix_tokens.end()) {
-      int t = 0;
-      EVALRUN_RETURN_IF_ERROR(tok->Count(tail, &t));
-      it = prefix_tokens.emplace(std::string(tail), t).first;
-    }
-    *tokens = head + it->second;
-    return Status::Ok();
+  PrefillCounter counter(task, tok);
+  const TokenCounter chat_count = [&counter](std::string_view text, int* tokens) {
+    return counter.Count(text, tokens);
   };
-
-  if (task.family == RulerFamily::kVariableTracking) {
-    // variable_tracking.py main(): one example of at most 500 tokens (raw
-    // count, no chat template), built first from the task's stream.
-    std::unique_ptr<RulerSampleBuilder> b;
-    EVALRUN_RETURN_IF_ERROR(MakeRulerBuilder(&ctx, 0, streams, /*vt_icl=*/true, &b));
-    LengthTarget icl_target;
-    icl_target.max_tokens = task.icl_max_tokens;
-    TokenEstimator icl_est;
-    FitResult fit;
-    const TokenCounter raw_count = [&](std::string_view text, int* tokens) {
-      return tok->Count(text, tokens);
-    };
-    EVALRUN_RETURN_IF_ERROR(FitToLength(b.get(), raw_count, icl_target, &icl_est, &fit)
-                                .Prefixed(task.name + ": in-context example"));
-    const RulerBuilt& built = b->Result(fit.units);
-    std::string answer;
-    for (size_t i = 0; i < built.gold.size(); ++i) answer += (i ? " " : "") + built.gold[i];
-    ctx.vt_icl_example = fit.text + " " + answer + "\n";
-    streams = built.after;
-  }
+  if (task.family == RulerFamily::kVariableTracking) EVALRUN_RETURN_IF_ERROR(FitVtExample(env, &streams));
   env.stats->setup_calls = tok->calls() - calls_at_start;
 
   TokenEstimator est;
@@ -71,18 +112,7 @@ Status GenerateRulerFit(const RulerGenEnv& env) {
     FitResult fit;
     EVALRUN_RETURN_IF_ERROR(FitToLength(b.get(), chat_count, target, &est, &fit)
                                 .Prefixed(id_prefix + std::to_string(i)));
-    if (task.family == RulerFamily::kCommonWords && fit.units >= b->MaxUnits() &&
-        target.max_tokens - fit.exact_tokens > EffectiveTolerance(target) &&
-        inputs.english_words.empty()) {
-      return Status::NotFound(
-          id_prefix + std::to_string(i) + ": cwe at length " + std::to_string(env.length) +
-          " needs more than the " + std::to_string(ctx.cwe_pool.size()) +
-          " distinct wonderwords words (the prompt stops at " + std::to_string(fit.exact_tokens) +
-          " of " + std::to_string(target.max_tokens) +
-          " tokens); put RULER's english_words.json "
-          "(sha256 " +
-          kRulerEnglishWordsSha256 + ") in " + inputs.ruler_dir);
-    }
+    EVALRUN_RETURN_IF_ERROR(CheckCwePool(env, *b, fit, target, id_prefix + std::to_string(i)));
     const RulerBuilt& built = b->Result(fit.units);
     streams = built.after;
     RulerSampleFacts facts;

@@ -247,90 +247,114 @@ Status ParseRulerHotpot(std::string_view json_text, const std::string& name, Rul
   return Status::Ok();
 }
 
-Status LoadRulerInputs(const std::string& ruler_dir, const RulerLoadOptions& options,
-                       RulerInputs* out) {
-  std::vector<RulerTaskConfig> tasks;
+namespace {
+
+// Which inputs the tasks to load need.
+struct RulerNeeds {
+  bool essay = false, adj_noun = false, cwe = false, squad = false, hotpot = false;
+};
+
+Status TasksToLoad(const RulerLoadOptions& options, std::vector<RulerTaskConfig>* tasks) {
   if (options.tasks.empty()) {
-    tasks = RulerTasks();
-  } else {
-    for (const std::string& name : options.tasks) {
-      RulerTaskConfig t;
-      EVALRUN_RETURN_IF_ERROR(RulerTaskByName(name, &t));
-      tasks.push_back(t);
-    }
+    *tasks = RulerTasks();
+    return Status::Ok();
   }
-  bool need_essay = false, need_adj_noun = false, need_cwe = false, need_squad = false,
-       need_hotpot = false;
+  for (const std::string& name : options.tasks) {
+    RulerTaskConfig t;
+    EVALRUN_RETURN_IF_ERROR(RulerTaskByName(name, &t));
+    tasks->push_back(t);
+  }
+  return Status::Ok();
+}
+
+RulerNeeds NeedsOf(const std::vector<RulerTaskConfig>& tasks) {
+  RulerNeeds need;
   for (const RulerTaskConfig& t : tasks) {
     if (t.family == RulerFamily::kNiah) {
-      need_essay |= t.type_haystack == RulerHaystack::kEssay;
-      need_adj_noun |=
+      need.essay |= t.type_haystack == RulerHaystack::kEssay;
+      need.adj_noun |=
           t.type_needle_k == RulerNeedleType::kWords || t.type_needle_v == RulerNeedleType::kWords;
     }
-    need_cwe |= t.family == RulerFamily::kCommonWords;
-    need_squad |= t.family == RulerFamily::kQa && t.dataset == "squad";
-    need_hotpot |= t.family == RulerFamily::kQa && t.dataset == "hotpotqa";
+    need.cwe |= t.family == RulerFamily::kCommonWords;
+    need.squad |= t.family == RulerFamily::kQa && t.dataset == "squad";
+    need.hotpot |= t.family == RulerFamily::kQa && t.dataset == "hotpotqa";
   }
+  return need;
+}
 
-  RulerInputs in;
-  in.ruler_dir = ruler_dir;
-  auto read_recorded = [&](const std::string& rel, std::string* text) -> Status {
-    EVALRUN_RETURN_IF_ERROR(ReadFileToString(ruler_dir + "/" + rel, text));
-    in.file_sha256.emplace_back("ruler/" + rel, Sha256Hex(*text));
+// Reads ruler_dir/rel, its sha256 recorded in `in`.
+Status ReadRecorded(const std::string& rel, std::string* text, RulerInputs* in) {
+  EVALRUN_RETURN_IF_ERROR(ReadFileToString(in->ruler_dir + "/" + rel, text));
+  in->file_sha256.emplace_back("ruler/" + rel, Sha256Hex(*text));
+  return Status::Ok();
+}
+
+// The essay haystack and the Punkt model that splits it into sentences.
+Status LoadEssay(const RulerLoadOptions& options, RulerInputs* in) {
+  const std::string& ruler_dir = in->ruler_dir;
+  std::string text;
+  EVALRUN_RETURN_IF_ERROR(ReadRecorded("PaulGrahamEssays.json", &text, in));
+  EVALRUN_RETURN_IF_ERROR(ParseRulerEssay(text, ruler_dir + "/PaulGrahamEssays.json", in));
+  const std::string punkt_dir =
+      options.punkt_dir.empty() ? ruler_dir + "/../punkt-english" : options.punkt_dir;
+  return PunktModel::Load(punkt_dir, &in->punkt);
+}
+
+// RULER's extra cwe word pool, when present (else a line in in->missing).
+Status LoadEnglishWords(RulerInputs* in) {
+  std::string text;
+  bool present = false;
+  const std::string path = in->ruler_dir + "/english_words.json";
+  EVALRUN_RETURN_IF_ERROR(LoadOptional(path, "ruler/english_words.json", kRulerEnglishWordsSha256,
+                                       &text, &present, in));
+  if (!present) {
+    in->missing.push_back(
+        "ruler/english_words.json (RULER's extra cwe word pool, 8,564,991 bytes, sha256 " +
+        std::string(kRulerEnglishWordsSha256) + ") is not in " + in->ruler_dir +
+        ": cwe can only be generated at lengths needing at most " +
+        std::to_string(in->cwe_words.size()) + " distinct words (about 100K tokens)");
     return Status::Ok();
-  };
-
-  if (need_essay) {
-    std::string text;
-    EVALRUN_RETURN_IF_ERROR(read_recorded("PaulGrahamEssays.json", &text));
-    EVALRUN_RETURN_IF_ERROR(ParseRulerEssay(text, ruler_dir + "/PaulGrahamEssays.json", &in));
-    const std::string punkt_dir =
-        options.punkt_dir.empty() ? ruler_dir + "/../punkt-english" : options.punkt_dir;
-    EVALRUN_RETURN_IF_ERROR(PunktModel::Load(punkt_dir, &in.punkt));
   }
+  nlohmann::ordered_json j;
+  EVALRUN_RETURN_IF_ERROR(ParseJson(text, path, &j));
+  if (!j.is_object()) return Status::InvalidInput(path + ": expected a JSON object of words");
+  for (const auto& [key, value] : j.items()) {
+    if (!value.is_string()) {
+      return Status::InvalidInput(path + ": value of \"" + key + "\" is not a string");
+    }
+    in->english_words.push_back(value.get<std::string>());
+  }
+  return Status::Ok();
+}
+
+// The wonderwords lists: adjectives and nouns for word needles, and with
+// the verbs (and english_words.json) the common-words pool.
+Status LoadWordLists(const RulerNeeds& need, RulerInputs* in) {
   std::vector<std::string> nouns, adjs, verbs;
-  if (need_adj_noun || need_cwe) {
+  if (need.adj_noun || need.cwe) {
     std::string text;
-    EVALRUN_RETURN_IF_ERROR(read_recorded("wonderwords/nounlist.txt", &text));
+    EVALRUN_RETURN_IF_ERROR(ReadRecorded("wonderwords/nounlist.txt", &text, in));
     nouns = ParseRulerWordList(text);
-    EVALRUN_RETURN_IF_ERROR(read_recorded("wonderwords/adjectivelist.txt", &text));
+    EVALRUN_RETURN_IF_ERROR(ReadRecorded("wonderwords/adjectivelist.txt", &text, in));
     adjs = ParseRulerWordList(text);
     if (nouns.empty() || adjs.empty()) {
-      return Status::InvalidInput(ruler_dir + "/wonderwords: empty noun or adjective list");
+      return Status::InvalidInput(in->ruler_dir + "/wonderwords: empty noun or adjective list");
     }
   }
-  if (need_adj_noun) in.niah_words.Init(adjs, nouns);
-  if (need_cwe) {
-    std::string text;
-    EVALRUN_RETURN_IF_ERROR(read_recorded("wonderwords/verblist.txt", &text));
-    verbs = ParseRulerWordList(text);
-    std::vector<std::string> all = nouns;
-    all.insert(all.end(), adjs.begin(), adjs.end());
-    all.insert(all.end(), verbs.begin(), verbs.end());
-    SortUnique(std::move(all), &in.cwe_words);
+  if (need.adj_noun) in->niah_words.Init(adjs, nouns);
+  if (!need.cwe) return Status::Ok();
+  std::string text;
+  EVALRUN_RETURN_IF_ERROR(ReadRecorded("wonderwords/verblist.txt", &text, in));
+  verbs = ParseRulerWordList(text);
+  std::vector<std::string> all = nouns;
+  all.insert(all.end(), adjs.begin(), adjs.end());
+  all.insert(all.end(), verbs.begin(), verbs.end());
+  SortUnique(std::move(all), &in->cwe_words);
+  return LoadEnglishWords(in);
+}
 
-    bool present = false;
-    const std::string path = ruler_dir + "/english_words.json";
-    EVALRUN_RETURN_IF_ERROR(LoadOptional(path, "ruler/english_words.json", kRulerEnglishWordsSha256,
-                                         &text, &present, &in));
-    if (present) {
-      nlohmann::ordered_json j;
-      EVALRUN_RETURN_IF_ERROR(ParseJson(text, path, &j));
-      if (!j.is_object()) return Status::InvalidInput(path + ": expected a JSON object of words");
-      for (const auto& [key, value] : j.items()) {
-        if (!value.is_string()) {
-          return Status::InvalidInput(path + ": value of \"" + key + "\" is not a string");
-        }
-        in.english_words.push_back(value.get<std::string>());
-      }
-    } else {
-      in.missing.push_back(
-          "ruler/english_words.json (RULER's extra cwe word pool, 8,564,991 bytes, sha256 " +
-          std::string(kRulerEnglishWordsSha256) + ") is not in " + ruler_dir +
-          ": cwe can only be generated at lengths needing at most " +
-          std::to_string(in.cwe_words.size()) + " distinct words (about 100K tokens)");
-    }
-  }
+// The QA sets the tasks need, when present (else a line in in->missing).
+Status LoadQaSets(const RulerNeeds& need, RulerInputs* in) {
   struct QaFile {
     bool needed;
     const char* file;
@@ -341,22 +365,22 @@ Status LoadRulerInputs(const std::string& ruler_dir, const RulerLoadOptions& opt
     Status (*parse)(std::string_view, const std::string&, RulerQaSet*);
   };
   const QaFile qa_files[] = {
-      {need_squad, "squad.json", "SQuAD v2.0 dev set dev-v2.0.json, 4,370,528 bytes",
-       kRulerSquadSha256, "qa_1", &in.squad, &ParseRulerSquad},
-      {need_hotpot, "hotpotqa.json",
+      {need.squad, "squad.json", "SQuAD v2.0 dev set dev-v2.0.json, 4,370,528 bytes",
+       kRulerSquadSha256, "qa_1", &in->squad, &ParseRulerSquad},
+      {need.hotpot, "hotpotqa.json",
        "HotpotQA dev distractor set hotpot_dev_distractor_v1.json, 46,320,117 bytes",
-       kRulerHotpotSha256, "qa_2", &in.hotpotqa, &ParseRulerHotpot},
+       kRulerHotpotSha256, "qa_2", &in->hotpotqa, &ParseRulerHotpot},
   };
   for (const QaFile& q : qa_files) {
     if (!q.needed) continue;
-    const std::string path = ruler_dir + "/" + q.file;
+    const std::string path = in->ruler_dir + "/" + q.file;
     std::string text;
     bool present = false;
     EVALRUN_RETURN_IF_ERROR(
-        LoadOptional(path, std::string("ruler/") + q.file, q.sha, &text, &present, &in));
+        LoadOptional(path, std::string("ruler/") + q.file, q.sha, &text, &present, in));
     if (!present) {
-      in.missing.push_back(std::string(q.task) + " skipped: " + path + " not found; put the " +
-                           q.what + " (sha256 " + q.sha + ") there");
+      in->missing.push_back(std::string(q.task) + " skipped: " + path + " not found; put the " +
+                            q.what + " (sha256 " + q.sha + ") there");
       continue;
     }
     RulerQaSet set;
@@ -364,6 +388,21 @@ Status LoadRulerInputs(const std::string& ruler_dir, const RulerLoadOptions& opt
     set.path = path;
     *q.slot = std::move(set);
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status LoadRulerInputs(const std::string& ruler_dir, const RulerLoadOptions& options,
+                       RulerInputs* out) {
+  std::vector<RulerTaskConfig> tasks;
+  EVALRUN_RETURN_IF_ERROR(TasksToLoad(options, &tasks));
+  const RulerNeeds need = NeedsOf(tasks);
+  RulerInputs in;
+  in.ruler_dir = ruler_dir;
+  if (need.essay) EVALRUN_RETURN_IF_ERROR(LoadEssay(options, &in));
+  EVALRUN_RETURN_IF_ERROR(LoadWordLists(need, &in));
+  EVALRUN_RETURN_IF_ERROR(LoadQaSets(need, &in));
   *out = std::move(in);
   return Status::Ok();
 }

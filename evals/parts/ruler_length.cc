@@ -88,99 +88,143 @@ Status Predict(SizedPrompt* prompt, const TokenEstimator& est, int lower, int up
   return Status::Ok();
 }
 
+// FitToLength's search: a bracket [fit_n_, over_n_) of haystack units
+// narrowed by exact counts, each one also teaching the estimator.
+class LengthSearch {
+ public:
+  LengthSearch(SizedPrompt* prompt, const TokenCounter& count, const LengthTarget& target, TokenEstimator* est)
+      : prompt_(prompt),
+        count_(count),
+        target_(target),
+        est_(est),
+        max_tokens_(target.max_tokens),
+        tol_(EffectiveTolerance(target)),
+        min_units_(prompt->MinUnits()),
+        max_units_(prompt->MaxUnits()),
+        over_n_(static_cast<int64_t>(max_units_) + 1) {}
+
+  Status Run(FitResult* out) {
+    if (max_units_ < min_units_) return Status::Internal("ruler length: MaxUnits < MinUnits");
+    if (!est_->has_anchor()) EVALRUN_RETURN_IF_ERROR(Measure(min_units_));
+    while (true) {
+      bool done = false;
+      EVALRUN_RETURN_IF_ERROR(CheckDone(&done));
+      if (done) break;
+      int n = 0;
+      EVALRUN_RETURN_IF_ERROR(NextUnits(&n));
+      EVALRUN_RETURN_IF_ERROR(Measure(n));
+    }
+    out->units = fit_n_;
+    out->text = std::move(fit_text_);
+    out->estimated_tokens = fit_estimate_;
+    out->exact_tokens = fit_tokens_;
+    out->exact_checks = checks_;
+    // Leave the estimator anchored on the accepted prompt, the best guide for
+    // the next sample of the same task.
+    est_->Observe(fit_bytes_, fit_tokens_, false);
+    return Status::Ok();
+  }
+
+ private:
+  // Builds and counts n; updates the bracket and the estimator.
+  Status Measure(int n) {
+    int64_t bytes = 0;
+    EVALRUN_RETURN_IF_ERROR(prompt_->ProxyBytes(n, &bytes));
+    const bool had_estimate = est_->has_anchor();
+    const bool had_secant = est_->has_secant();
+    const double estimate_d = had_estimate ? est_->Estimate(bytes) : 0.0;
+    const int estimate = had_estimate ? static_cast<int>(std::lround(estimate_d)) : -1;
+    std::string text;
+    EVALRUN_RETURN_IF_ERROR(prompt_->Build(n, &text));
+    int tokens = 0;
+    EVALRUN_RETURN_IF_ERROR(count_(text, &tokens));
+    ++checks_;
+    if (had_secant) est_->RecordError(tokens - estimate_d);
+    est_->Observe(bytes, tokens, observed_here_);
+    observed_here_ = true;
+    if (tokens <= max_tokens_) {
+      if (n > fit_n_) {
+        fit_n_ = n;
+        fit_tokens_ = tokens;
+        fit_estimate_ = estimate;
+        fit_text_ = std::move(text);
+        fit_bytes_ = bytes;
+      }
+    } else if (n < over_n_) {
+      over_n_ = n;
+      over_tokens_ = tokens;
+    }
+    return Status::Ok();
+  }
+
+  // *done when the fit found is close enough (or cannot grow); an error
+  // when even the smallest prompt is over.
+  Status CheckDone(bool* done) {
+    if (fit_n_ >= 0) {
+      if (max_tokens_ - fit_tokens_ <= tol_ || fit_n_ >= max_units_ || fit_n_ + 1 >= over_n_) {
+        *done = true;
+        return Status::Ok();
+      }
+      // One more unit, estimated from this exact count: would it overflow?
+      int64_t next_bytes = 0;
+      EVALRUN_RETURN_IF_ERROR(prompt_->ProxyBytes(fit_n_ + 1, &next_bytes));
+      if (fit_tokens_ + est_->slope() * static_cast<double>(next_bytes - fit_bytes_) > max_tokens_) {
+        *done = true;
+        return Status::Ok();
+      }
+      if (checks_ >= target_.max_exact_checks) *done = true;
+    } else if (over_n_ <= min_units_) {
+      return Status::InvalidInput("the smallest prompt (" + std::to_string(min_units_) +
+                                  " haystack units) already has " + std::to_string(over_tokens_) +
+                                  " tokens, more than the " + std::to_string(max_tokens_) +
+                                  " allowed (length minus the answer budget)");
+    }
+    return Status::Ok();
+  }
+
+  // The next size to count: predicted from the estimator for the first
+  // steps (or while no upper bound is known), then bisected.
+  Status NextUnits(int* n) {
+    const int lower = std::max(fit_n_ + 1, min_units_);
+    const int upper = static_cast<int>(std::min<int64_t>(over_n_ - 1, max_units_));
+    *n = lower;
+    const bool bracket_known = over_n_ <= max_units_;
+    if (model_steps_ < 4 || !bracket_known) {
+      const double aim = max_tokens_ - est_->Margin(tol_);
+      EVALRUN_RETURN_IF_ERROR(Predict(prompt_, *est_, lower, upper, aim, n));
+    } else {
+      *n = lower + (upper - lower) / 2;
+    }
+    ++model_steps_;
+    return Status::Ok();
+  }
+
+  SizedPrompt* const prompt_;
+  const TokenCounter& count_;
+  const LengthTarget& target_;
+  TokenEstimator* const est_;
+  const int max_tokens_;
+  const int tol_;
+  const int min_units_;
+  const int max_units_;
+
+  int fit_n_ = -1;  // largest n known to fit
+  int fit_tokens_ = 0;
+  int fit_estimate_ = -1;
+  std::string fit_text_;
+  int64_t fit_bytes_ = 0;
+  int64_t over_n_;  // smallest n known not to fit
+  int over_tokens_ = 0;
+  int checks_ = 0;
+  int model_steps_ = 0;
+  bool observed_here_ = false;
+};
+
 }  // namespace
 
 Status FitToLength(SizedPrompt* prompt, const TokenCounter& count, const LengthTarget& target,
                    TokenEstimator* est, FitResult* out) {
-  const int max_tokens = target.max_tokens;
-  const int tol = EffectiveTolerance(target);
-  const int min_units = prompt->MinUnits();
-  const int max_units = prompt->MaxUnits();
-  if (max_units < min_units) return Status::Internal("ruler length: MaxUnits < MinUnits");
-
-  int fit_n = -1;  // largest n known to fit
-  int fit_tokens = 0;
-  int fit_estimate = -1;
-  std::string fit_text;
-  int64_t fit_bytes = 0;
-  int64_t over_n = static_cast<int64_t>(max_units) + 1;  // smallest n known not to fit
-  int over_tokens = 0;
-  int checks = 0;
-  int model_steps = 0;
-  bool observed_here = false;
-
-  // Builds and counts n; updates the bracket and the estimator.
-  auto measure = [&](int n) -> Status {
-    int64_t bytes = 0;
-    EVALRUN_RETURN_IF_ERROR(prompt->ProxyBytes(n, &bytes));
-    const bool had_estimate = est->has_anchor();
-    const bool had_secant = est->has_secant();
-    const double estimate_d = had_estimate ? est->Estimate(bytes) : 0.0;
-    const int estimate = had_estimate ? static_cast<int>(std::lround(estimate_d)) : -1;
-    std::string text;
-    EVALRUN_RETURN_IF_ERROR(prompt->Build(n, &text));
-    int tokens = 0;
-    EVALRUN_RETURN_IF_ERROR(count(text, &tokens));
-    ++checks;
-    if (had_secant) est->RecordError(tokens - estimate_d);
-    est->Observe(bytes, tokens, observed_here);
-    observed_here = true;
-    if (tokens <= max_tokens) {
-      if (n > fit_n) {
-        fit_n = n;
-        fit_tokens = tokens;
-        fit_estimate = estimate;
-        fit_text = std::move(text);
-        fit_bytes = bytes;
-      }
-    } else if (n < over_n) {
-      over_n = n;
-      over_tokens = tokens;
-    }
-    return Status::Ok();
-  };
-
-  if (!est->has_anchor()) EVALRUN_RETURN_IF_ERROR(measure(min_units));
-
-  while (true) {
-    if (fit_n >= 0) {
-      if (max_tokens - fit_tokens <= tol || fit_n >= max_units || fit_n + 1 >= over_n) break;
-      // One more unit, estimated from this exact count: would it overflow?
-      int64_t next_bytes = 0;
-      EVALRUN_RETURN_IF_ERROR(prompt->ProxyBytes(fit_n + 1, &next_bytes));
-      if (fit_tokens + est->slope() * static_cast<double>(next_bytes - fit_bytes) > max_tokens) {
-        break;
-      }
-      if (checks >= target.max_exact_checks) break;
-    } else if (over_n <= min_units) {
-      return Status::InvalidInput("the smallest prompt (" + std::to_string(min_units) +
-                                  " haystack units) already has " + std::to_string(over_tokens) +
-                                  " tokens, more than the " + std::to_string(max_tokens) +
-                                  " allowed (length minus the answer budget)");
-    }
-    const int lower = std::max(fit_n + 1, min_units);
-    const int upper = static_cast<int>(std::min<int64_t>(over_n - 1, max_units));
-    int n = lower;
-    const bool bracket_known = over_n <= max_units;
-    if (model_steps < 4 || !bracket_known) {
-      const double aim = max_tokens - est->Margin(tol);
-      EVALRUN_RETURN_IF_ERROR(Predict(prompt, *est, lower, upper, aim, &n));
-    } else {
-      n = lower + (upper - lower) / 2;
-    }
-    ++model_steps;
-    EVALRUN_RETURN_IF_ERROR(measure(n));
-  }
-
-  out->units = fit_n;
-  out->text = std::move(fit_text);
-  out->estimated_tokens = fit_estimate;
-  out->exact_tokens = fit_tokens;
-  out->exact_checks = checks;
-  // Leave the estimator anchored on the accepted prompt, the best guide for
-  // the next sample of the same task.
-  est->Observe(fit_bytes, fit_tokens, false);
-  return Status::Ok();
+  return LengthSearch(prompt, count, target, est).Run(out);
 }
 
 }  // namespace evalrun

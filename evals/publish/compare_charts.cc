@@ -49,6 +49,126 @@ size_t BinOf(const json& bins, double v) {
   return bins.empty() ? 0 : bins.size() - 1;
 }
 
+// The KLD histogram's geometry: which decades it shows (lo..hi, -1 when
+// none), its columns (the zero bar first) and its scale.
+struct KldLayout {
+  static constexpr int kWidth = 760, kLeft = 52, kPlotH = 170, kBottom = 44;
+  const json& bins;
+  bool noise = false;  // an A/A histogram of the same bins is drawn beside
+  const json& noise_bins;
+  double zero = 0, noise_zero = 0;
+  int lo = -1, hi = -1;
+  int columns = 1;
+  int legend = 0;
+  int top = 0;
+  double gap = 14;
+  double col_w = 0;
+  int height = 0;
+  double base = 0;
+  double max_count = 0;
+
+  double ColX(int col) const { return kLeft + col * col_w + (col > 0 ? gap : 0); }
+  double H(double c) const { return max_count > 0 ? kPlotH * c / max_count : 0.0; }
+};
+
+const json& EmptyBins() {
+  static const json kEmpty = json::array();
+  return kEmpty;
+}
+
+KldLayout LayOutKld(const json& histogram, const json& marks, const json& noise_histogram) {
+  const json& bins = histogram["bins"];
+  const bool noise = noise_histogram.is_object() && noise_histogram["bins"].size() == bins.size();
+  KldLayout l{bins, noise, noise ? noise_histogram["bins"] : EmptyBins()};
+  l.zero = Num(histogram["zero"]);
+  l.noise_zero = noise ? Num(noise_histogram["zero"]) : 0;
+  // The decades shown: from the lowest to the highest that holds a position
+  // (of either pair) or a mark.
+  auto take = [&](size_t b) {
+    const int k = static_cast<int>(b);
+    l.lo = l.lo < 0 ? k : std::min(l.lo, k);
+    l.hi = std::max(l.hi, k);
+  };
+  l.max_count = std::max(l.zero, l.noise_zero);
+  for (size_t b = 0; b < bins.size(); ++b) {
+    const double c = Num(bins[b]["count"]), nc = noise ? Num(l.noise_bins[b]["count"]) : 0;
+    l.max_count = std::max(l.max_count, std::max(c, nc));
+    if (c > 0 || nc > 0) take(b);
+  }
+  for (const auto& m : marks)
+    if (Num(m["value"]) > 0) take(BinOf(bins, Num(m["value"])));
+  l.columns = 1 + (l.lo < 0 ? 0 : l.hi - l.lo + 1);
+  l.legend = noise ? 18 : 0;
+  l.top = 24 + l.legend + 13 * static_cast<int>(marks.size());
+  l.col_w = std::min(noise ? 80.0 : 64.0, (KldLayout::kWidth - KldLayout::kLeft - 16 - l.gap) / l.columns);
+  l.height = l.top + KldLayout::kPlotH + KldLayout::kBottom;
+  l.base = l.top + KldLayout::kPlotH;
+  return l;
+}
+
+// One column: the A/B bar (and the A/A bar beside it) and the label.
+std::string KldColumn(const KldLayout& l, int col, double count, double noise_count, const std::string& label,
+                      const std::string& title, const std::string& cls) {
+  const double x = l.ColX(col) + 3, w = l.noise ? (l.col_w - 8) / 2 : l.col_w - 6;
+  std::string g;
+  auto one = [&](double bx, double c, const std::string& what, const std::string& bar_cls) {
+    const double h = l.H(c);
+    g += "<g><title>" + HtmlEscape(what + title + ": " + FormatDouble("%.0f", c) + " positions") + "</title>";
+    g += "<rect x=\"" + F(bx) + "\" y=\"" + F(l.base - h) + "\" width=\"" + F(w) + "\" height=\"" + F(h) +
+         "\" class=\"" + bar_cls + "\"/>";
+    if (c > 0) g += Text(bx + w / 2, l.base - h - 4, "value", "middle", FormatDouble("%.0f", c));
+    g += "</g>";
+  };
+  one(x, count, l.noise ? "A/B, " : "", cls);
+  if (l.noise) one(x + w + 2, noise_count, "A/A, ", "bar noise-bar");
+  g += Text(l.ColX(col) + l.col_w / 2, l.base + 16, "axis", "middle", label);
+  return g;
+}
+
+// The zero bar, then a column per decade shown.
+std::string KldColumns(const KldLayout& l) {
+  std::string s = KldColumn(l, 0, l.zero, l.noise_zero, "0", "KLD exactly 0 (identical candidates)", "bar zero-bar");
+  for (int b = l.lo; l.lo >= 0 && b <= l.hi; ++b) {
+    const json& bin = l.bins[b];
+    const double from = Num(bin["from"]);
+    const bool last = !bin["to"].is_number();
+    const std::string label = b == 0 ? "<" + PowerOfTen(Num(bin["to"])) : last ? "≥" + PowerOfTen(from)
+                                                                               : PowerOfTen(from);
+    const std::string title = b == 0 ? "above 0, below " + PowerOfTen(Num(bin["to"]))
+                              : last ? "from " + PowerOfTen(from) + " up"
+                                     : "[" + PowerOfTen(from) + ", " + PowerOfTen(Num(bin["to"])) + ")";
+    s += KldColumn(l, 1 + b - l.lo, Num(bin["count"]), l.noise ? Num(l.noise_bins[b]["count"]) : 0, label, title,
+                   "bar");
+  }
+  return s;
+}
+
+// A vertical line per mark (mean, p99, a limit) at its place on the log axis.
+std::string KldMarks(const KldLayout& l, const json& marks) {
+  std::string s;
+  int j = 0;
+  for (const auto& m : marks) {
+    const double v = Num(m["value"]);
+    double x = l.ColX(0) + l.col_w / 2;  // a value of 0 sits on the zero bar
+    if (v > 0 && l.lo >= 0) {
+      const size_t b = BinOf(l.bins, v);
+      const json& bin = l.bins[b];
+      double frac = 0.5;
+      if (Num(bin["from"]) > 0 && bin["to"].is_number())
+        frac = (std::log10(v) - std::log10(Num(bin["from"]))) /
+               (std::log10(Num(bin["to"])) - std::log10(Num(bin["from"])));
+      x = l.ColX(1 + static_cast<int>(b) - l.lo) + std::max(0.0, std::min(1.0, frac)) * l.col_w;
+    }
+    const bool limit = m.value("limit", false);
+    const double ty = 14 + l.legend + 13 * j;
+    s += Line(x, ty + 3, x, l.base, limit ? "limit" : "grid");
+    s += Text(x, ty, limit ? "limit-text" : "axis", x > KldLayout::kWidth * 0.7 ? "end" : "start",
+              JsonText(m["name"]) + " " + FormatDouble("%.3g", v));
+    ++j;
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string DeltaChart(const json& rows, std::optional<double> noise_mde) {
@@ -106,100 +226,23 @@ std::string DeltaChart(const json& rows, std::optional<double> noise_mde) {
 }
 
 std::string KldHistogramChart(const json& histogram, const json& marks, const json& noise_histogram) {
-  const json& bins = histogram["bins"];
-  const bool noise = noise_histogram.is_object() && noise_histogram["bins"].size() == bins.size();
-  const json empty_bins = json::array();
-  const json& noise_bins = noise ? noise_histogram["bins"] : empty_bins;
-  const double zero = Num(histogram["zero"]), noise_zero = noise ? Num(noise_histogram["zero"]) : 0;
-  // The decades shown: from the lowest to the highest that holds a position
-  // (of either pair) or a mark.
-  int lo = -1, hi = -1;
-  auto take = [&](size_t b) {
-    const int k = static_cast<int>(b);
-    lo = lo < 0 ? k : std::min(lo, k);
-    hi = std::max(hi, k);
-  };
-  double max_count = std::max(zero, noise_zero);
-  for (size_t b = 0; b < bins.size(); ++b) {
-    const double c = Num(bins[b]["count"]), nc = noise ? Num(noise_bins[b]["count"]) : 0;
-    max_count = std::max(max_count, std::max(c, nc));
-    if (c > 0 || nc > 0) take(b);
-  }
-  for (const auto& m : marks)
-    if (Num(m["value"]) > 0) take(BinOf(bins, Num(m["value"])));
-  const int columns = 1 + (lo < 0 ? 0 : hi - lo + 1);
-  const int legend = noise ? 18 : 0;
-  const int kWidth = 760, kLeft = 52, kPlotH = 170, kBottom = 44;
-  const int kTop = 24 + legend + 13 * static_cast<int>(marks.size());
-  const double gap = 14;
-  const double col_w = std::min(noise ? 80.0 : 64.0, (kWidth - kLeft - 16 - gap) / columns);
-  const int height = kTop + kPlotH + kBottom;
-  const double base = kTop + kPlotH;
-  auto ColX = [&](int col) { return kLeft + col * col_w + (col > 0 ? gap : 0); };
-  auto H = [&](double c) { return max_count > 0 ? kPlotH * c / max_count : 0.0; };
-  std::string s = SvgOpen(kWidth, height, "positions by KLD, one bar per decade");
-  if (noise) {
+  const KldLayout l = LayOutKld(histogram, marks, noise_histogram);
+  const int kLeft = KldLayout::kLeft;
+  std::string s = SvgOpen(KldLayout::kWidth, l.height, "positions by KLD, one bar per decade");
+  if (l.noise) {
     s += "<rect x=\"" + F(kLeft) + "\" y=\"6\" width=\"12\" height=\"10\" class=\"bar\"/>";
     s += Text(kLeft + 18, 15, "label", "start", "A/B");
     s += "<rect x=\"" + F(kLeft + 60) + "\" y=\"6\" width=\"12\" height=\"10\" class=\"bar noise-bar\"/>";
     s += Text(kLeft + 78, 15, "label", "start", "A/A (the noise pair)");
   }
   for (double f : {0.0, 0.5, 1.0}) {
-    const double y = base - kPlotH * f;
-    s += Line(kLeft - 4, y, ColX(columns - 1) + col_w, y, "grid");
-    s += Text(kLeft - 8, y + 4, "axis", "end", FormatDouble("%.0f", max_count * f));
+    const double y = l.base - KldLayout::kPlotH * f;
+    s += Line(kLeft - 4, y, l.ColX(l.columns - 1) + l.col_w, y, "grid");
+    s += Text(kLeft - 8, y + 4, "axis", "end", FormatDouble("%.0f", l.max_count * f));
   }
-  // One column: the A/B bar (and the A/A bar beside it) and the label.
-  auto column = [&](int col, double count, double noise_count, const std::string& label, const std::string& title,
-                    const std::string& cls) {
-    const double x = ColX(col) + 3, w = noise ? (col_w - 8) / 2 : col_w - 6;
-    std::string g;
-    auto one = [&](double bx, double c, const std::string& what, const std::string& bar_cls) {
-      const double h = H(c);
-      g += "<g><title>" + HtmlEscape(what + title + ": " + FormatDouble("%.0f", c) + " positions") + "</title>";
-      g += "<rect x=\"" + F(bx) + "\" y=\"" + F(base - h) + "\" width=\"" + F(w) + "\" height=\"" + F(h) +
-           "\" class=\"" + bar_cls + "\"/>";
-      if (c > 0) g += Text(bx + w / 2, base - h - 4, "value", "middle", FormatDouble("%.0f", c));
-      g += "</g>";
-    };
-    one(x, count, noise ? "A/B, " : "", cls);
-    if (noise) one(x + w + 2, noise_count, "A/A, ", "bar noise-bar");
-    g += Text(ColX(col) + col_w / 2, base + 16, "axis", "middle", label);
-    return g;
-  };
-  s += column(0, zero, noise_zero, "0", "KLD exactly 0 (identical candidates)", "bar zero-bar");
-  for (int b = lo; lo >= 0 && b <= hi; ++b) {
-    const json& bin = bins[b];
-    const double from = Num(bin["from"]);
-    const bool last = !bin["to"].is_number();
-    const std::string label = b == 0 ? "<" + PowerOfTen(Num(bin["to"])) : last ? "≥" + PowerOfTen(from)
-                                                                               : PowerOfTen(from);
-    const std::string title = b == 0 ? "above 0, below " + PowerOfTen(Num(bin["to"]))
-                              : last ? "from " + PowerOfTen(from) + " up"
-                                     : "[" + PowerOfTen(from) + ", " + PowerOfTen(Num(bin["to"])) + ")";
-    s += column(1 + b - lo, Num(bin["count"]), noise ? Num(noise_bins[b]["count"]) : 0, label, title, "bar");
-  }
-  int j = 0;
-  for (const auto& m : marks) {
-    const double v = Num(m["value"]);
-    double x = ColX(0) + col_w / 2;  // a value of 0 sits on the zero bar
-    if (v > 0 && lo >= 0) {
-      const size_t b = BinOf(bins, v);
-      const json& bin = bins[b];
-      double frac = 0.5;
-      if (Num(bin["from"]) > 0 && bin["to"].is_number())
-        frac = (std::log10(v) - std::log10(Num(bin["from"]))) /
-               (std::log10(Num(bin["to"])) - std::log10(Num(bin["from"])));
-      x = ColX(1 + static_cast<int>(b) - lo) + std::max(0.0, std::min(1.0, frac)) * col_w;
-    }
-    const bool limit = m.value("limit", false);
-    const double ty = 14 + legend + 13 * j;
-    s += Line(x, ty + 3, x, base, limit ? "limit" : "grid");
-    s += Text(x, ty, limit ? "limit-text" : "axis", x > kWidth * 0.7 ? "end" : "start",
-              JsonText(m["name"]) + " " + FormatDouble("%.3g", v));
-    ++j;
-  }
-  s += Text(kLeft - 4, height - 6, "axis", "start",
+  s += KldColumns(l);
+  s += KldMarks(l, marks);
+  s += Text(kLeft - 4, l.height - 6, "axis", "start",
             "KLD(A‖B) per position, nats: one bar per decade [from, next); the first bar: exactly 0");
   return s + "</svg>";
 }

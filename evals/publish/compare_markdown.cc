@@ -95,15 +95,11 @@ void NoiseSection(const nlohmann::json& cmp, std::string* o) {
   line("");
 }
 
-}  // namespace
-
-std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
-  std::string o;
-  auto line = [&](const std::string& s) { o += s + "\n"; };
+// The title and the table of the two runs.
+void RunsSection(const nlohmann::json& cmp, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
   const auto& ra = cmp["a"];
   const auto& rb = cmp["b"];
-  const auto& set = cmp["settings"];
-  const double alpha = set["alpha"].get<double>();
   line("# evalrun compare: A = " + JsonText(ra["job"]) + ", B = " + JsonText(rb["job"]));
   line("");
   line("| run | folder | job | card | finished (UTC) |");
@@ -116,9 +112,14 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
          Cell(JsonText((*r)["finished_utc"])) + " |");
   }
   line("");
+}
 
-  // Verdict first: what a person (and CI) came for.
-  const auto& parts = cmp["parts"];
+// Verdict first: what a person (and CI) came for. The overall verdict, then
+// a line per part that regressed or improved (a probe's own verdict line).
+void VerdictSection(const nlohmann::json& cmp, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
+  const auto& set = cmp["settings"];
+  const double alpha = set["alpha"].get<double>();
   std::string min_delta = FormatDouble("%.2f", set["min_delta_points"].get<double>());
   if (cmp["regressions"].empty()) {
     line("**Verdict: no significant regression** (alpha " + FormatDouble("%g", alpha) + ", min delta " + min_delta +
@@ -128,7 +129,7 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
          " pp). Exit code " + cmp["exit_code"].dump() + ".");
   }
   line("");
-  for (const auto& p : parts) {
+  for (const auto& p : cmp["parts"]) {
     if (p["kind"] == "logprobs") {
       if (!p["thresholds"].empty()) line(compare_internal::ProbeVerdictLine(p));
       continue;
@@ -144,40 +145,49 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
          st["b_better"].dump() + " discordant)" + NoiseTag(p) + ".");
   }
   line("");
+}
 
+// Every part's metrics in one table (none when no part has any).
+void SummarySection(const nlohmann::json& cmp, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
+  const auto& parts = cmp["parts"];
+  const auto& set = cmp["settings"];
   bool any_metrics = false;
   for (const auto& p : parts) any_metrics = any_metrics || !p["metrics"].empty();
-  if (any_metrics) {
-    line("## Summary");
-    line("");
-    line("| part | metric | n | A % | B % | Δ pp | 95 % CI (pp) | A better | B better | McNemar p | verdict |");
-    line("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|");
-    for (const auto& p : parts) {
-      bool first = true;
-      for (const auto& m : p["metrics"]) {
-        const auto& st = m["overall"];
-        std::string verdict = JsonText(st["verdict"]);
-        if (first) {
-          if (verdict == "regression" || verdict == "improvement") verdict = "**" + verdict + "**";
-          verdict += NoiseTag(p);
-        } else {
-          verdict = "(" + verdict + ")";
-        }
-        line("| " + (first ? Cell(JsonText(p["part"])) : std::string()) + " | " + Cell(JsonText(m["title"])) +
-             " | " + StatsCells(st) + " | " + verdict + " |");
-        first = false;
+  if (!any_metrics) return;
+  line("## Summary");
+  line("");
+  line("| part | metric | n | A % | B % | Δ pp | 95 % CI (pp) | A better | B better | McNemar p | verdict |");
+  line("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|");
+  for (const auto& p : parts) {
+    bool first = true;
+    for (const auto& m : p["metrics"]) {
+      const auto& st = m["overall"];
+      std::string verdict = JsonText(st["verdict"]);
+      if (first) {
+        if (verdict == "regression" || verdict == "improvement") verdict = "**" + verdict + "**";
+        verdict += NoiseTag(p);
+      } else {
+        verdict = "(" + verdict + ")";
       }
+      line("| " + (first ? Cell(JsonText(p["part"])) : std::string()) + " | " + Cell(JsonText(m["title"])) +
+           " | " + StatsCells(st) + " | " + verdict + " |");
+      first = false;
     }
-    line("");
-    line("Δ = B − A on the paired questions. 95 % CI: paired bootstrap, " + set["bootstrap"]["resamples"].dump() +
-         " resamples, seed " + set["bootstrap"]["seed"].dump() +
-         ". p: exact two-sided McNemar on the discordant pairs (for partial scores, the sign test on pairs "
-         "whose scores differ). Only each part's first metric decides the exit code; the others are shown in "
-         "parentheses.");
-    line("");
   }
-  NoiseSection(cmp, &o);
+  line("");
+  line("Δ = B − A on the paired questions. 95 % CI: paired bootstrap, " + set["bootstrap"]["resamples"].dump() +
+       " resamples, seed " + set["bootstrap"]["seed"].dump() +
+       ". p: exact two-sided McNemar on the discordant pairs (for partial scores, the sign test on pairs "
+       "whose scores differ). Only each part's first metric decides the exit code; the others are shown in "
+       "parentheses.");
+  line("");
+}
 
+// What differs between the runs' setups, what is the same, what neither
+// recorded, then the card fields that differ.
+void SetupSection(const nlohmann::json& cmp, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
   line("## What differs between the runs");
   line("");
   std::vector<std::string> same, unknown;
@@ -216,74 +226,104 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
     }
     line("");
   }
+}
 
-  o += MarkdownNotes(cmp["notes"], kCellStyle);
+// How a part's two runs were paired: on how many, and which ids only one has.
+void PairingLine(const nlohmann::json& p, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
+  const std::string kind = p["kind"];
+  std::string only_a = p["only_in_a"].dump(), only_b = p["only_in_b"].dump();
+  const auto& head = p["metrics"][0];
+  auto ids = [](const nlohmann::json& v, int64_t total) {
+    std::vector<std::string> s;
+    for (const auto& x : v) s.push_back(JsonText(x));
+    std::string t = Join(s, ", ");
+    if (total > static_cast<int64_t>(s.size())) t += ", ...";
+    return t;
+  };
+  std::string paired = "Paired on " + p["paired"].dump() + " " + (kind == "fraction" ? "samples" : "question ids");
+  if (p["only_in_a"].get<int64_t>() == 0 && p["only_in_b"].get<int64_t>() == 0) {
+    line(paired + " (the same set in both runs).");
+  } else {
+    std::string t = paired + "; " + only_a + " only in A";
+    if (p["only_in_a"].get<int64_t>() > 0) t += " (" + Cell(ids(head["only_in_a_ids"], p["only_in_a"])) + ")";
+    t += ", " + only_b + " only in B";
+    if (p["only_in_b"].get<int64_t>() > 0) t += " (" + Cell(ids(head["only_in_b_ids"], p["only_in_b"])) + ")";
+    line(t + ".");
+  }
+  line("");
+}
 
-  for (const auto& p : parts) {
-    if (p["kind"] == "logprobs") {
-      o += compare_internal::ProbePartMarkdown(p);
-      continue;
-    }
-    const std::string part = p["part"], kind = p["kind"];
-    const Headers h = HeadersFor(p);
-    line("## " + part);
-    line("");
-    std::string only_a = p["only_in_a"].dump(), only_b = p["only_in_b"].dump();
-    const auto& head = p["metrics"][0];
-    auto ids = [](const nlohmann::json& v, int64_t total) {
-      std::vector<std::string> s;
-      for (const auto& x : v) s.push_back(JsonText(x));
-      std::string t = Join(s, ", ");
-      if (total > static_cast<int64_t>(s.size())) t += ", ...";
-      return t;
-    };
-    std::string paired = "Paired on " + p["paired"].dump() + " " + (kind == "fraction" ? "samples" : "question ids");
-    if (p["only_in_a"].get<int64_t>() == 0 && p["only_in_b"].get<int64_t>() == 0) {
-      line(paired + " (the same set in both runs).");
-    } else {
-      std::string t = paired + "; " + only_a + " only in A";
-      if (p["only_in_a"].get<int64_t>() > 0) t += " (" + Cell(ids(head["only_in_a_ids"], p["only_in_a"])) + ")";
-      t += ", " + only_b + " only in B";
-      if (p["only_in_b"].get<int64_t>() > 0) t += " (" + Cell(ids(head["only_in_b_ids"], p["only_in_b"])) + ")";
-      line(t + ".");
-    }
-    line("");
-    for (const auto& m : p["metrics"]) {
-      for (const auto& g : m["groups"]) {
-        if (g["rows"].empty()) continue;
-        line("### " + JsonText(m["title"]) + " by " + JsonText(g["dimension"]));
-        line("");
-        line("| " + JsonText(g["dimension"]) + " | n | A % | B % | Δ pp | 95 % CI (pp) | " + h.a_better + " | " +
-             h.b_better + " | p |");
-        line("|---|--:|--:|--:|--:|--:|--:|--:|--:|");
-        for (const auto& r : g["rows"])
-          line("| " + Cell(JsonText(r["name"])) + " | " + StatsCells(r) + " |");
-        line("");
-      }
-    }
-    line("### Flipped (" + JsonText(head["title"]) + ")");
-    line("");
-    line(p["flipped_a_better"].dump() + " " + h.a_better + ", " + p["flipped_b_better"].dump() + " " + h.b_better +
-         ".");
-    line("");
-    const auto& flips = p["flipped"];
-    if (!flips.empty()) {
-      line("| id | " + h.label + " | A | B |");
-      line("|---|---|:-:|:-:|");
-      int shown = 0;
-      for (const auto& f : flips) {
-        if (shown >= max_flips_shown) break;
-        line("| " + Code(JsonText(f["id"])) + " | " + Cell(JsonText(f["label"])) + " | " +
-             FlipValue(f["a"].get<double>(), kind) + " | " + FlipValue(f["b"].get<double>(), kind) + " |");
-        ++shown;
-      }
-      if (static_cast<int>(flips.size()) > shown) {
-        line("");
-        line("... and " + std::to_string(flips.size() - shown) + " more (`--json` lists them all).");
-      }
+// A table per metric and dimension of a part's groups (those with rows).
+void GroupTables(const nlohmann::json& p, const Headers& h, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
+  for (const auto& m : p["metrics"]) {
+    for (const auto& g : m["groups"]) {
+      if (g["rows"].empty()) continue;
+      line("### " + JsonText(m["title"]) + " by " + JsonText(g["dimension"]));
+      line("");
+      line("| " + JsonText(g["dimension"]) + " | n | A % | B % | Δ pp | 95 % CI (pp) | " + h.a_better + " | " +
+           h.b_better + " | p |");
+      line("|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+      for (const auto& r : g["rows"])
+        line("| " + Cell(JsonText(r["name"])) + " | " + StatsCells(r) + " |");
       line("");
     }
   }
+}
+
+// How many flipped each way, and the first `max_flips_shown` of them.
+void FlipsSection(const nlohmann::json& p, const Headers& h, int max_flips_shown, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
+  const std::string kind = p["kind"];
+  line("### Flipped (" + JsonText(p["metrics"][0]["title"]) + ")");
+  line("");
+  line(p["flipped_a_better"].dump() + " " + h.a_better + ", " + p["flipped_b_better"].dump() + " " + h.b_better +
+       ".");
+  line("");
+  const auto& flips = p["flipped"];
+  if (flips.empty()) return;
+  line("| id | " + h.label + " | A | B |");
+  line("|---|---|:-:|:-:|");
+  int shown = 0;
+  for (const auto& f : flips) {
+    if (shown >= max_flips_shown) break;
+    line("| " + Code(JsonText(f["id"])) + " | " + Cell(JsonText(f["label"])) + " | " +
+         FlipValue(f["a"].get<double>(), kind) + " | " + FlipValue(f["b"].get<double>(), kind) + " |");
+    ++shown;
+  }
+  if (static_cast<int>(flips.size()) > shown) {
+    line("");
+    line("... and " + std::to_string(flips.size() - shown) + " more (`--json` lists them all).");
+  }
+  line("");
+}
+
+// A part's own section: a probe's, or pairing, groups and flips.
+void PartSection(const nlohmann::json& p, int max_flips_shown, std::string* o) {
+  if (p["kind"] == "logprobs") {
+    *o += compare_internal::ProbePartMarkdown(p);
+    return;
+  }
+  const std::string part = p["part"];
+  const Headers h = HeadersFor(p);
+  *o += "## " + part + "\n\n";
+  PairingLine(p, o);
+  GroupTables(p, h, o);
+  FlipsSection(p, h, max_flips_shown, o);
+}
+
+}  // namespace
+
+std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
+  std::string o;
+  RunsSection(cmp, &o);
+  VerdictSection(cmp, &o);
+  SummarySection(cmp, &o);
+  NoiseSection(cmp, &o);
+  SetupSection(cmp, &o);
+  o += MarkdownNotes(cmp["notes"], kCellStyle);
+  for (const auto& p : cmp["parts"]) PartSection(p, max_flips_shown, &o);
   return o;
 }
 

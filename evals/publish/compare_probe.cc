@@ -109,29 +109,24 @@ json TopJson(const LogprobsVerdict& v) {
   return {{"token", t.token}, {"id", t.id >= 0 ? json(t.id) : json()}, {"logprob", t.logprob}};
 }
 
-}  // namespace
+// One position both runs answered, and how their distributions differ there.
+struct PairedPosition {
+  const SampleRecord* a;
+  const SampleRecord* b;
+  PositionDivergence d;
+};
 
-Status CompareProbePart(const std::string& part, const RunFolder& a, const RunFolder& b,
-                        const std::vector<SampleRecord>& sa, const std::vector<SampleRecord>& sb,
-                        const CompareOptions& opts, json* out) {
-  const json& ia = JsonAt(a.results, {"parts", part.c_str(), "info"});
-  const json& ib = JsonAt(b.results, {"parts", part.c_str(), "info"});
-  const std::string diff = InfoDifference(ia, ib);
-  if (!diff.empty())
-    return Status::InvalidInput("part " + part + ": the probe runs are not comparable: " + diff + " (" + a.dir +
-                                " vs " + b.dir + ")");
+// The positions both runs answered (a position refused as too long in
+// either is left out), and the ids only one run has. An error when a pair
+// was not asked the same (prompt or tokens differ) or has no candidates.
+Status PairPositions(const std::string& part, const RunFolder& a, const RunFolder& b,
+                     const std::vector<SampleRecord>& sa, const std::vector<SampleRecord>& sb,
+                     std::vector<PairedPosition>* rows, json* only_a, json* only_b) {
   const auto ma = ById(sa), mb = ById(sb);
-  struct Row {
-    const SampleRecord* a;
-    const SampleRecord* b;
-    PositionDivergence d;
-  };
-  std::vector<Row> rows;
-  json only_a = json::array(), only_b = json::array();
   for (const auto& [id, ra] : ma) {
     auto it = mb.find(id);
     if (it == mb.end()) {
-      only_a.push_back(id);
+      only_a->push_back(id);
       continue;
     }
     const SampleRecord* rb = it->second;
@@ -150,52 +145,66 @@ Status CompareProbePart(const std::string& part, const RunFolder& a, const RunFo
       if (ra->too_long.refused || rb->too_long.refused) continue;
       return Status::InvalidInput(where + "no candidates recorded in " + (va.top.empty() ? a.dir : b.dir));
     }
-    rows.push_back({ra, rb, ComparePosition(va.top, vb.top)});
+    rows->push_back({ra, rb, ComparePosition(va.top, vb.top)});
   }
   for (const auto& [id, rb] : mb)
-    if (!ma.count(id)) only_b.push_back(id);
-  if (rows.empty()) return Status::InvalidInput("part " + part + ": no position answered in both runs");
+    if (!ma.count(id)) only_b->push_back(id);
+  return Status::Ok();
+}
 
+// The paired positions' divergences, gathered.
+struct ProbeTotals {
   std::vector<double> kld, delta;
   int64_t same_top = 0, sets_differ = 0, outside = 0;
-  for (const Row& r : rows) {
-    kld.push_back(r.d.kld);
-    delta.push_back(r.d.abs_delta_top);
-    same_top += r.d.same_top;
-    sets_differ += !r.d.same_sets;
-    outside += !r.d.top_a_in_b;
-  }
-  const ValueSummary ks = Summarize(kld);
-  const double top1 = static_cast<double>(same_top) / rows.size();
+};
 
+ProbeTotals Tally(const std::vector<PairedPosition>& rows) {
+  ProbeTotals t;
+  for (const PairedPosition& r : rows) {
+    t.kld.push_back(r.d.kld);
+    t.delta.push_back(r.d.abs_delta_top);
+    t.same_top += r.d.same_top;
+    t.sets_differ += !r.d.same_sets;
+    t.outside += !r.d.top_a_in_b;
+  }
+  return t;
+}
+
+// The thresholds set (flags first, else B's card, else A's), each checked;
+// *exceeded when any is.
+json ThresholdChecks(const std::string& part, const RunFolder& a, const RunFolder& b, const CompareOptions& opts,
+                     const ValueSummary& ks, double top1, bool* exceeded) {
   json checks = json::array();
-  bool exceeded = false;
+  *exceeded = false;
   auto check = [&](const std::optional<double>& flag, const char* key, double value, bool upper) {
     std::string source;
     const std::optional<double> limit = Threshold(flag, a, b, part, key, &source);
     if (!limit) return;
     const bool bad = upper ? value > *limit : value < *limit;
-    exceeded = exceeded || bad;
+    *exceeded = *exceeded || bad;
     checks.push_back({{"name", key}, {"limit", *limit}, {"value", value}, {"exceeded", bad}, {"source", source}});
   };
   check(opts.max_kld_mean, "max_kld_mean", ks.mean, true);
   check(opts.max_kld_p99, "max_kld_p99", ks.p99, true);
   check(opts.min_top1, "min_top1", top1, false);
+  return checks;
+}
 
-  std::vector<size_t> order(rows.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return rows[x].d.kld > rows[y].d.kld; });
-  auto position_json = [](const Row& r) {
-    return json{{"id", r.a->id},
-                {"position", r.a->Int("position", -1)},
-                {"kld", r.d.kld},
-                {"same_top", r.d.same_top},
-                {"a_top", TopJson(std::get<LogprobsVerdict>(r.a->verdict))},
-                {"b_top", TopJson(std::get<LogprobsVerdict>(r.b->verdict))},
-                {"abs_delta_top_logprob", r.d.abs_delta_top},
-                {"excerpt", r.a->Text("excerpt")},
-                {"next_word", r.a->Text("next_word")}};
-  };
+json PositionJson(const PairedPosition& r) {
+  return json{{"id", r.a->id},
+              {"position", r.a->Int("position", -1)},
+              {"kld", r.d.kld},
+              {"same_top", r.d.same_top},
+              {"a_top", TopJson(std::get<LogprobsVerdict>(r.a->verdict))},
+              {"b_top", TopJson(std::get<LogprobsVerdict>(r.b->verdict))},
+              {"abs_delta_top_logprob", r.d.abs_delta_top},
+              {"excerpt", r.a->Text("excerpt")},
+              {"next_word", r.a->Text("next_word")}};
+}
+
+// The first kTop1ChangesListed positions (in position order) whose top
+// token changed; *total: how many did.
+json Top1Changed(const std::vector<PairedPosition>& rows, size_t* total) {
   std::vector<size_t> changed;
   for (size_t i = 0; i < rows.size(); ++i)
     if (!rows[i].d.same_top) changed.push_back(i);
@@ -204,11 +213,46 @@ Status CompareProbePart(const std::string& part, const RunFolder& a, const RunFo
   });
   json top1_changed = json::array();
   for (size_t k = 0; k < changed.size() && k < kTop1ChangesListed; ++k)
-    top1_changed.push_back(position_json(rows[changed[k]]));
+    top1_changed.push_back(PositionJson(rows[changed[k]]));
+  *total = changed.size();
+  return top1_changed;
+}
+
+// The `shown` positions of the largest KLD, largest first.
+json WorstPositions(const std::vector<PairedPosition>& rows, int shown) {
+  std::vector<size_t> order(rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return rows[x].d.kld > rows[y].d.kld; });
   json worst = json::array();
-  for (size_t k = 0; k < order.size() && static_cast<int>(k) < opts.probe_worst_shown; ++k) {
-    worst.push_back(position_json(rows[order[k]]));
+  for (size_t k = 0; k < order.size() && static_cast<int>(k) < shown; ++k) {
+    worst.push_back(PositionJson(rows[order[k]]));
   }
+  return worst;
+}
+
+}  // namespace
+
+Status CompareProbePart(const std::string& part, const RunFolder& a, const RunFolder& b,
+                        const std::vector<SampleRecord>& sa, const std::vector<SampleRecord>& sb,
+                        const CompareOptions& opts, json* out) {
+  const json& ia = JsonAt(a.results, {"parts", part.c_str(), "info"});
+  const json& ib = JsonAt(b.results, {"parts", part.c_str(), "info"});
+  const std::string diff = InfoDifference(ia, ib);
+  if (!diff.empty())
+    return Status::InvalidInput("part " + part + ": the probe runs are not comparable: " + diff + " (" + a.dir +
+                                " vs " + b.dir + ")");
+  std::vector<PairedPosition> rows;
+  json only_a = json::array(), only_b = json::array();
+  EVALRUN_RETURN_IF_ERROR(PairPositions(part, a, b, sa, sb, &rows, &only_a, &only_b));
+  if (rows.empty()) return Status::InvalidInput("part " + part + ": no position answered in both runs");
+
+  const ProbeTotals t = Tally(rows);
+  const ValueSummary ks = Summarize(t.kld);
+  const double top1 = static_cast<double>(t.same_top) / rows.size();
+  bool exceeded = false;
+  const json checks = ThresholdChecks(part, a, b, opts, ks, top1, &exceeded);
+  size_t changed_total = 0;
+  json top1_changed = Top1Changed(rows, &changed_total);
 
   json pd;
   pd["part"] = part;
@@ -224,15 +268,15 @@ Status CompareProbePart(const std::string& part, const RunFolder& a, const RunFo
   pd["text"] = JsonAt(ia, {"text"});
   pd["kld"] = SummaryJson(ks);
   pd["kld_definition"] = kKldNote;
-  pd["kld_histogram"] = KldHistogramJson(kld);
+  pd["kld_histogram"] = KldHistogramJson(t.kld);
   pd["top1_agreement"] = top1;
-  pd["top1_same"] = same_top;
-  pd["abs_delta_top_logprob"] = SummaryJson(Summarize(delta));
+  pd["top1_same"] = t.same_top;
+  pd["abs_delta_top_logprob"] = SummaryJson(Summarize(t.delta));
   pd["top1_changed"] = std::move(top1_changed);
-  pd["top1_changed_total"] = changed.size();
-  pd["top_sets_differ"] = sets_differ;
-  pd["a_top_outside_b"] = outside;
-  pd["worst"] = worst;
+  pd["top1_changed_total"] = changed_total;
+  pd["top_sets_differ"] = t.sets_differ;
+  pd["a_top_outside_b"] = t.outside;
+  pd["worst"] = WorstPositions(rows, opts.probe_worst_shown);
   pd["thresholds"] = checks;
   pd["metrics"] = json::array();  // the units of the other kinds: none here
   pd["flipped"] = json::array();

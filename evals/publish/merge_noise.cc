@@ -56,9 +56,8 @@ std::string TextOf(const json& m, size_t shards) {
   return s;
 }
 
-}  // namespace
-
-json MergeNoiseSummaries(const std::vector<std::pair<int, json>>& shards) {
+// The merged summary before any shard.
+json EmptySummary() {
   json m = json::object();
   m["samples"] = 0;
   m["samples_above_threshold"] = 0;
@@ -71,6 +70,60 @@ json MergeNoiseSummaries(const std::vector<std::pair<int, json>>& shards) {
   m["warnings"] = json::array();
   m["pauses"] = json::array();
   m["paused_s_total"] = 0.0;
+  return m;
+}
+
+// The busiest other process of all shards (named with its shard), and the
+// counts of who was busy, summed.
+void MergeForeign(const json& n, int index, json* m) {
+  const auto foreign = Number(n, "max_foreign_cpu_pct");
+  if (foreign && (!Number(*m, "max_foreign_cpu_pct") || *foreign > *Number(*m, "max_foreign_cpu_pct"))) {
+    (*m)["max_foreign_cpu_pct"] = *foreign;
+    (*m)["max_foreign"] = n.value("max_foreign", json());
+    if ((*m)["max_foreign"].is_object()) (*m)["max_foreign"]["shard"] = index;
+  }
+  if (n.contains("above_by_comm") && n["above_by_comm"].is_object())
+    for (const auto& [comm, c] : n["above_by_comm"].items())
+      if (c.is_number()) (*m)["above_by_comm"][comm] = (*m)["above_by_comm"].value(comm, 0) + c.get<int>();
+}
+
+// The first shard's GPU, widened by the others' extremes and counts.
+void MergeGpu(const json& n, json* m) {
+  if (!n.contains("gpu") || !n["gpu"].is_object()) return;
+  const json& g = n["gpu"];
+  if (!(*m)["gpu"].is_object()) {
+    (*m)["gpu"] = g;
+    return;
+  }
+  json& mg = (*m)["gpu"];
+  Min(g, "mem_used_mib_min", &mg);
+  Max(g, "mem_used_mib_max", &mg);
+  Max(g, "util_pct_max", &mg);
+  Sum(g, "reads", &mg);
+  Sum(g, "read_failures", &mg);
+}
+
+// Engine pids by shard; warnings and pauses, each marked with its shard.
+void MergeLists(const json& n, int index, json* m) {
+  if (n.contains("engine_pids") && n["engine_pids"].is_array()) {
+    json& pids = (*m)["engine_pids"];
+    if (!pids.is_object()) pids = json::object();
+    pids[std::to_string(index)] = n["engine_pids"];
+  }
+  if (n.contains("warnings") && n["warnings"].is_array())
+    for (const auto& w : n["warnings"])
+      if (w.is_string()) (*m)["warnings"].push_back("shard " + std::to_string(index) + ": " + w.get<std::string>());
+  if (n.contains("pauses") && n["pauses"].is_array())
+    for (json p : n["pauses"]) {
+      p["shard"] = index;
+      (*m)["pauses"].push_back(p);
+    }
+}
+
+}  // namespace
+
+json MergeNoiseSummaries(const std::vector<std::pair<int, json>>& shards) {
+  json m = EmptySummary();
   json listed = json::array();
   double engine_sum = 0, engine_weight = 0;
   bool first = true;
@@ -92,46 +145,14 @@ json MergeNoiseSummaries(const std::vector<std::pair<int, json>>& shards) {
     Sum(n, "paused_s_total", &m);
     Max(n, "max_foreign_cpu_pct_total", &m);
     Max(n, "self_cpu_pct_max", &m);
-    const auto foreign = Number(n, "max_foreign_cpu_pct");
-    if (foreign && (!Number(m, "max_foreign_cpu_pct") || *foreign > *Number(m, "max_foreign_cpu_pct"))) {
-      m["max_foreign_cpu_pct"] = *foreign;
-      m["max_foreign"] = n.value("max_foreign", json());
-      if (m["max_foreign"].is_object()) m["max_foreign"]["shard"] = index;
-    }
-    if (n.contains("above_by_comm") && n["above_by_comm"].is_object())
-      for (const auto& [comm, c] : n["above_by_comm"].items())
-        if (c.is_number()) m["above_by_comm"][comm] = m["above_by_comm"].value(comm, 0) + c.get<int>();
+    MergeForeign(n, index, &m);
     if (auto e = Number(n, "engine_cpu_pct_mean")) {
       const double w = std::max(1.0, Number(n, "samples").value_or(1));
       engine_sum += *e * w;
       engine_weight += w;
     }
-    if (n.contains("engine_pids") && n["engine_pids"].is_array()) {
-      json& pids = m["engine_pids"];
-      if (!pids.is_object()) pids = json::object();
-      pids[std::to_string(index)] = n["engine_pids"];
-    }
-    if (n.contains("gpu") && n["gpu"].is_object()) {
-      const json& g = n["gpu"];
-      if (!m["gpu"].is_object()) {
-        m["gpu"] = g;
-      } else {
-        json& mg = m["gpu"];
-        Min(g, "mem_used_mib_min", &mg);
-        Max(g, "mem_used_mib_max", &mg);
-        Max(g, "util_pct_max", &mg);
-        Sum(g, "reads", &mg);
-        Sum(g, "read_failures", &mg);
-      }
-    }
-    if (n.contains("warnings") && n["warnings"].is_array())
-      for (const auto& w : n["warnings"])
-        if (w.is_string()) m["warnings"].push_back("shard " + std::to_string(index) + ": " + w.get<std::string>());
-    if (n.contains("pauses") && n["pauses"].is_array())
-      for (json p : n["pauses"]) {
-        p["shard"] = index;
-        m["pauses"].push_back(p);
-      }
+    MergeGpu(n, &m);
+    MergeLists(n, index, &m);
     first = false;
   }
   if (engine_weight > 0) m["engine_cpu_pct_mean"] = Round(engine_sum / engine_weight, 1);

@@ -238,15 +238,9 @@ constexpr const char* kScript = R"JS(
 })();
 )JS";
 
-}  // namespace
-
-std::string RenderReportHtml(const json& m) {
+// The score table of every part (and the instruction accuracies).
+std::string ResultsSection(const json& m) {
   std::string h;
-  h.reserve(1 << 16);
-  h += HtmlPageStart(JsonText(m["title"]));
-  h += "<header><h1>" + E(m["title"]) + "</h1><div class=\"sub\">" + E(m["subtitle"]) + "</div></header>\n";
-
-  // Results.
   h += "<section id=\"results\"><h2>Results</h2><table><thead><tr><th>part</th><th>metric</th>"
        "<th class=\"num\">score %</th><th class=\"num\">± stderr</th><th class=\"num\">n</th>"
        "<th class=\"num\">cut-off</th><th class=\"num\">no answer</th><th class=\"num\">failed</th>"
@@ -274,86 +268,102 @@ std::string RenderReportHtml(const json& m) {
          "</td></tr></tbody></table>";
   }
   h += "</section>\n";
+  return h;
+}
 
-  // A logprob probe: what its distributions look like (compare says how they moved).
-  if (m["probe"].is_object()) {
-    const json& pr = m["probe"];
-    const json& t = pr["top1_logprob"];
-    h += "<section id=\"probe\"><h2>" + E(pr["title"]) + ": next-token distributions</h2>";
-    h += "<p>" + E(pr["positions"]) + " positions of " + E(pr["text"]) + ", top " + E(pr["top_logprobs"]) +
-         " candidates each; " + NumOrDash(pr["confident_pct"], "%.1f") +
-         " % of the positions have a top token with p &gt; 0.5. Prompts: " +
-         NumOrDash(pr["prompt_tokens_mean"], "%.1f") + " tokens on average. Compare two probe runs with "
-         "<code>evalrun compare</code> (KL divergence, top-1 agreement).</p>";
-    h += "<table class=\"compact\"><thead><tr><th>top-1 logprob</th><th class=\"num\">mean</th>"
-         "<th class=\"num\">min</th><th class=\"num\">p05</th><th class=\"num\">median</th>"
-         "<th class=\"num\">p95</th><th class=\"num\">max</th></tr></thead><tbody><tr><td></td>";
-    for (const char* k : {"mean", "min", "p05", "median", "p95", "max"})
-      h += "<td class=\"num\">" + NumOrDash(t.is_object() && t.contains(k) ? t[k] : json(), "%.4f") + "</td>";
-    h += "</tr></tbody></table><h3>share of positions by top-1 probability</h3>" + BarChart(pr["histogram"]);
-    h += "<h3>positions</h3><table class=\"compact\"><thead><tr><th class=\"num\">position</th><th>text before it"
-         "</th><th>next word</th><th>top token</th><th class=\"num\">logprob</th><th class=\"num\">p</th></tr>"
-         "</thead><tbody>";
-    for (const auto& r : pr["rows"])
-      h += "<tr><td class=\"num\">" + E(r["position"]) + "</td><td>" + E(r["excerpt"]) + "</td><td>" +
-           E(r["next_word"]) + "</td><td><code>" + E(r["token"]) + "</code></td><td class=\"num\">" +
-           NumOrDash(r["logprob"], "%.5f") + "</td><td class=\"num\">" + NumOrDash(r["p"], "%.3f") + "</td></tr>";
-    h += "</tbody></table>";
-    if (pr["rows_cut"].get<bool>()) h += "<p class=\"note\">The first 200 positions; samples.jsonl has them all.</p>";
-    h += "</section>\n";
-  }
+// A logprob probe: what its distributions look like (compare says how they moved).
+std::string ProbeSection(const json& m) {
+  std::string h;
+  if (!m["probe"].is_object()) return h;
+  const json& pr = m["probe"];
+  const json& t = pr["top1_logprob"];
+  h += "<section id=\"probe\"><h2>" + E(pr["title"]) + ": next-token distributions</h2>";
+  h += "<p>" + E(pr["positions"]) + " positions of " + E(pr["text"]) + ", top " + E(pr["top_logprobs"]) +
+       " candidates each; " + NumOrDash(pr["confident_pct"], "%.1f") +
+       " % of the positions have a top token with p &gt; 0.5. Prompts: " +
+       NumOrDash(pr["prompt_tokens_mean"], "%.1f") + " tokens on average. Compare two probe runs with "
+       "<code>evalrun compare</code> (KL divergence, top-1 agreement).</p>";
+  h += "<table class=\"compact\"><thead><tr><th>top-1 logprob</th><th class=\"num\">mean</th>"
+       "<th class=\"num\">min</th><th class=\"num\">p05</th><th class=\"num\">median</th>"
+       "<th class=\"num\">p95</th><th class=\"num\">max</th></tr></thead><tbody><tr><td></td>";
+  for (const char* k : {"mean", "min", "p05", "median", "p95", "max"})
+    h += "<td class=\"num\">" + NumOrDash(t.is_object() && t.contains(k) ? t[k] : json(), "%.4f") + "</td>";
+  h += "</tr></tbody></table><h3>share of positions by top-1 probability</h3>" + BarChart(pr["histogram"]);
+  h += "<h3>positions</h3><table class=\"compact\"><thead><tr><th class=\"num\">position</th><th>text before it"
+       "</th><th>next word</th><th>top token</th><th class=\"num\">logprob</th><th class=\"num\">p</th></tr>"
+       "</thead><tbody>";
+  for (const auto& r : pr["rows"])
+    h += "<tr><td class=\"num\">" + E(r["position"]) + "</td><td>" + E(r["excerpt"]) + "</td><td>" +
+         E(r["next_word"]) + "</td><td><code>" + E(r["token"]) + "</code></td><td class=\"num\">" +
+         NumOrDash(r["logprob"], "%.5f") + "</td><td class=\"num\">" + NumOrDash(r["p"], "%.3f") + "</td></tr>";
+  h += "</tbody></table>";
+  if (pr["rows_cut"].get<bool>()) h += "<p class=\"note\">The first 200 positions; samples.jsonl has them all.</p>";
+  h += "</section>\n";
+  return h;
+}
 
-  // Scores by context length.
-  if (m["by_length"].is_object() && !m["by_length"]["lengths"].empty()) {
-    const json& r = m["by_length"];
-    h += "<section id=\"by-length\"><h2>" + E(r["title"]) + ": score by context length</h2>" + LineChart(r);
-    h += "<table class=\"compact\"><thead><tr><th>length</th><th class=\"num\">mean</th>";
-    for (const auto& t : r["tasks"]) h += "<th class=\"num\">" + E(t) + "</th>";
-    h += "</tr></thead><tbody>";
-    for (const auto& l : r["lengths"]) {
-      h += "<tr><td>" + E(l["length"]) + "</td><td class=\"num\"><b>" + NumOrDash(l["score"], "%.2f") + "</b></td>";
-      for (const auto& t : r["tasks"]) {
-        const std::string task = JsonText(t);
-        h += "<td class=\"num\">" + NumOrDash(l["tasks"].contains(task) ? l["tasks"][task] : json(), "%.2f") + "</td>";
-      }
-      h += "</tr>";
+// Scores by context length (RULER).
+std::string ByLengthSection(const json& m) {
+  std::string h;
+  if (!m["by_length"].is_object() || m["by_length"]["lengths"].empty()) return h;
+  const json& r = m["by_length"];
+  h += "<section id=\"by-length\"><h2>" + E(r["title"]) + ": score by context length</h2>" + LineChart(r);
+  h += "<table class=\"compact\"><thead><tr><th>length</th><th class=\"num\">mean</th>";
+  for (const auto& t : r["tasks"]) h += "<th class=\"num\">" + E(t) + "</th>";
+  h += "</tr></thead><tbody>";
+  for (const auto& l : r["lengths"]) {
+    h += "<tr><td>" + E(l["length"]) + "</td><td class=\"num\"><b>" + NumOrDash(l["score"], "%.2f") + "</b></td>";
+    for (const auto& t : r["tasks"]) {
+      const std::string task = JsonText(t);
+      h += "<td class=\"num\">" + NumOrDash(l["tasks"].contains(task) ? l["tasks"][task] : json(), "%.2f") + "</td>";
     }
-    h += "</tbody></table></section>\n";
+    h += "</tr>";
   }
+  h += "</tbody></table></section>\n";
+  return h;
+}
 
-  // Categories.
-  if (!m["categories"].empty()) {
-    h += "<section id=\"categories\"><h2>By category</h2>";
-    for (const auto& c : m["categories"]) h += "<h3>" + E(c["title"]) + "</h3>" + BarChart(c["rows"]);
-    h += "</section>\n";
+// A bar chart per category dimension.
+std::string CategoriesSection(const json& m) {
+  std::string h;
+  if (m["categories"].empty()) return h;
+  h += "<section id=\"categories\"><h2>By category</h2>";
+  for (const auto& c : m["categories"]) h += "<h3>" + E(c["title"]) + "</h3>" + BarChart(c["rows"]);
+  h += "</section>\n";
+  return h;
+}
+
+// Run-to-run noise (--repeat 2).
+std::string RepeatSection(const json& m) {
+  std::string h;
+  if (!m.value("repeats", json()).is_array()) return h;
+  h += "<section id=\"repeat\"><h2>Run-to-run noise (--repeat 2)</h2><p>Every part was run twice (the second in "
+       "<code>repeat-2/</code>). " +
+       (JsonText(m["repeat_formula"]).empty() ? std::string() : E(m["repeat_formula"]) + "; alpha 0.05, power 0.8. ") +
+       "A difference from another run below the detectable difference is within noise; for a probe, flips are the "
+       "positions whose top token changed and the floor is the KLD between the repeats.</p><table><thead><tr><th>part</th>"
+       "<th>flips</th><th>flip rate (%)</th><th>detectable difference (pp)</th></tr></thead><tbody>";
+  for (const auto& r : m["repeats"]) {
+    std::string mde = r["mde"].is_number()         ? FormatDouble("%.2f", r["mde"].get<double>())
+                      : r["mde_below"].is_number() ? "&lt; " + FormatDouble("%.2f", r["mde_below"].get<double>()) +
+                                                         " (no flips)"
+                      : r["kld_mean"].is_number()  ? "KLD mean " + FormatDouble("%.3g", r["kld_mean"].get<double>()) +
+                                                        ", max " + NumOrDash(r["kld_max"], "%.3g")
+                                                   : "";
+    h += "<tr><td>" + E(r["part"]) + "</td><td>" + NumOrDash(r["flips"], "%.0f") + " / " +
+         NumOrDash(r["pairs"], "%.0f") + "</td><td>" +
+         FormatDouble("%.2f", r["flip_rate"].is_number() ? r["flip_rate"].get<double>() : 0.0) + "</td><td>" + mde +
+         "</td></tr>";
   }
+  h += "</tbody></table><ul class=\"plain\">";
+  for (const auto& r : m["repeats"]) h += "<li>" + E(r["part"]) + ": " + E(r["text"]) + "</li>";
+  h += "</ul></section>\n";
+  return h;
+}
 
-  // Run-to-run noise (--repeat 2).
-  if (m.value("repeats", json()).is_array()) {
-    h += "<section id=\"repeat\"><h2>Run-to-run noise (--repeat 2)</h2><p>Every part was run twice (the second in "
-         "<code>repeat-2/</code>). " +
-         (JsonText(m["repeat_formula"]).empty() ? std::string() : E(m["repeat_formula"]) + "; alpha 0.05, power 0.8. ") +
-         "A difference from another run below the detectable difference is within noise; for a probe, flips are the "
-         "positions whose top token changed and the floor is the KLD between the repeats.</p><table><thead><tr><th>part</th>"
-         "<th>flips</th><th>flip rate (%)</th><th>detectable difference (pp)</th></tr></thead><tbody>";
-    for (const auto& r : m["repeats"]) {
-      std::string mde = r["mde"].is_number()         ? FormatDouble("%.2f", r["mde"].get<double>())
-                        : r["mde_below"].is_number() ? "&lt; " + FormatDouble("%.2f", r["mde_below"].get<double>()) +
-                                                           " (no flips)"
-                        : r["kld_mean"].is_number()  ? "KLD mean " + FormatDouble("%.3g", r["kld_mean"].get<double>()) +
-                                                          ", max " + NumOrDash(r["kld_max"], "%.3g")
-                                                     : "";
-      h += "<tr><td>" + E(r["part"]) + "</td><td>" + NumOrDash(r["flips"], "%.0f") + " / " +
-           NumOrDash(r["pairs"], "%.0f") + "</td><td>" +
-           FormatDouble("%.2f", r["flip_rate"].is_number() ? r["flip_rate"].get<double>() : 0.0) + "</td><td>" + mde +
-           "</td></tr>";
-    }
-    h += "</tbody></table><ul class=\"plain\">";
-    for (const auto& r : m["repeats"]) h += "<li>" + E(r["part"]) + ": " + E(r["text"]) + "</li>";
-    h += "</ul></section>\n";
-  }
-
-  // Setup and noise.
+// The setup, the load on the machine, and the notes.
+std::string SetupSection(const json& m) {
+  std::string h;
   h += "<section id=\"setup\"><h2>Setup</h2><table class=\"kv\"><tbody>";
   for (const auto& kv : m["setup"]) h += "<tr><td>" + E(kv[0]) + "</td><td>" + E(kv[1]) + "</td></tr>";
   h += "</tbody></table></section>\n";
@@ -375,7 +385,12 @@ std::string RenderReportHtml(const json& m) {
     h += "</ul></section>\n";
   }
 
-  // Sample browser.
+  return h;
+}
+
+// The sample browser (filled in by kScript from the samples data).
+std::string SamplesSection(const json& m) {
+  std::string h;
   h += "<section id=\"samples\"><h2>Samples</h2><div class=\"controls\">"
        "<select id=\"f-part\" aria-label=\"part\"><option value=\"\">all parts</option>";
   for (const auto& p : m["sample_parts"]) h += "<option value=\"" + E(p) + "\">" + E(p) + "</option>";
@@ -390,6 +405,23 @@ std::string RenderReportHtml(const json& m) {
        "<tbody id=\"s-body\"></tbody></table><button id=\"s-more\" type=\"button\" hidden>Show more</button>"
        "<p class=\"note\">Click a row for the response. Responses longer than " +
        NumOrDash(m["max_text_chars"], "%.0f") + " bytes are cut here; samples.jsonl keeps them whole.</p></section>\n";
+  return h;
+}
+
+}  // namespace
+
+std::string RenderReportHtml(const json& m) {
+  std::string h;
+  h.reserve(1 << 16);
+  h += HtmlPageStart(JsonText(m["title"]));
+  h += "<header><h1>" + E(m["title"]) + "</h1><div class=\"sub\">" + E(m["subtitle"]) + "</div></header>\n";
+  h += ResultsSection(m);
+  h += ProbeSection(m);
+  h += ByLengthSection(m);
+  h += CategoriesSection(m);
+  h += RepeatSection(m);
+  h += SetupSection(m);
+  h += SamplesSection(m);
   h += "<footer>Written by evalrun report from results.json and the samples of this run folder.</footer>\n";
   h += HtmlPageEnd("<script type=\"application/json\" id=\"samples-data\">" + JsonForScriptBlock(m["samples"]) +
                    "</script>\n<script>" + kScript + "</script>\n");

@@ -10,17 +10,9 @@ using nlohmann::json;
 
 std::string NumCell(const json& v, const char* f) { return v.is_number() ? FormatDouble(f, v.get<double>()) : "—"; }
 
-}  // namespace
-
-std::string RenderReportMarkdown(const json& m) {
-  std::string o;
-  auto line = [&](const std::string& s) { o += s + "\n"; };
-  line("# " + JsonText(m["title"]));
-  line("");
-  if (!JsonText(m["subtitle"]).empty()) {
-    line(MarkdownCell(JsonText(m["subtitle"])));
-    line("");
-  }
+// The score table of every part.
+void ResultsTable(const json& m, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
   line("## Results");
   line("");
   line("| part | metric | score (%) | ± stderr | n | cut-off | no answer | failed | prompt tok/s | decode tok/s |");
@@ -39,53 +31,70 @@ std::string RenderReportMarkdown(const json& m) {
        "choice could be read; failed: requests that failed after retries. Speeds: the server's own timings, "
        "token-weighted over the part.");
   line("");
-  if (m["instruction"].is_object()) {
-    const json& f = m["instruction"];
-    line("### " + MarkdownCell(JsonText(f["title"])));
-    line("");
-    line("| level | strict (%) | loose (%) |");
-    line("|---|--:|--:|");
-    line("| prompt | " + NumCell(f["prompt_strict"], "%.2f") + " | " + NumCell(f["prompt_loose"], "%.2f") + " |");
-    line("| instruction | " + NumCell(f["inst_strict"], "%.2f") + " | " + NumCell(f["inst_loose"], "%.2f") + " |");
-    line("");
+}
+
+// IFEval's four accuracies.
+void InstructionTable(const json& m, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
+  if (!m["instruction"].is_object()) return;
+  const json& f = m["instruction"];
+  line("### " + MarkdownCell(JsonText(f["title"])));
+  line("");
+  line("| level | strict (%) | loose (%) |");
+  line("|---|--:|--:|");
+  line("| prompt | " + NumCell(f["prompt_strict"], "%.2f") + " | " + NumCell(f["prompt_loose"], "%.2f") + " |");
+  line("| instruction | " + NumCell(f["inst_strict"], "%.2f") + " | " + NumCell(f["inst_loose"], "%.2f") + " |");
+  line("");
+}
+
+// A logprob probe's top-1 logprob summary.
+void ProbeTable(const json& m, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
+  if (!m["probe"].is_object()) return;
+  const json& pr = m["probe"];
+  const json& t = pr["top1_logprob"];
+  line("### " + MarkdownCell(JsonText(pr["title"])) + ": next-token distributions");
+  line("");
+  line(JsonText(pr["positions"]) + " positions, top " + JsonText(pr["top_logprobs"]) + " candidates; " +
+       NumCell(pr["confident_pct"], "%.1f") + " % with a top token of p > 0.5.");
+  line("");
+  line("| top-1 logprob | mean | min | p05 | median | p95 | max |");
+  line("|---|--:|--:|--:|--:|--:|--:|");
+  std::string row = "| |";
+  for (const char* k : {"mean", "min", "p05", "median", "p95", "max"})
+    row += " " + NumCell(t.is_object() && t.contains(k) ? t[k] : json(), "%.4f") + " |";
+  line(row);
+  line("");
+}
+
+// RULER: scores by context length and task.
+void ByLengthTable(const json& m, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
+  if (!m["by_length"].is_object()) return;
+  const json& r = m["by_length"];
+  line("### " + MarkdownCell(JsonText(r["title"])) + " by length");
+  line("");
+  std::string head = "| length | mean |", sep = "|---|--:|";
+  for (const auto& t : r["tasks"]) {
+    head += " " + MarkdownCell(JsonText(t)) + " |";
+    sep += "--:|";
   }
-  if (m["probe"].is_object()) {
-    const json& pr = m["probe"];
-    const json& t = pr["top1_logprob"];
-    line("### " + MarkdownCell(JsonText(pr["title"])) + ": next-token distributions");
-    line("");
-    line(JsonText(pr["positions"]) + " positions, top " + JsonText(pr["top_logprobs"]) + " candidates; " +
-         NumCell(pr["confident_pct"], "%.1f") + " % with a top token of p > 0.5.");
-    line("");
-    line("| top-1 logprob | mean | min | p05 | median | p95 | max |");
-    line("|---|--:|--:|--:|--:|--:|--:|");
-    std::string row = "| |";
-    for (const char* k : {"mean", "min", "p05", "median", "p95", "max"})
-      row += " " + NumCell(t.is_object() && t.contains(k) ? t[k] : json(), "%.4f") + " |";
-    line(row);
-    line("");
-  }
-  if (m["by_length"].is_object()) {
-    const json& r = m["by_length"];
-    line("### " + MarkdownCell(JsonText(r["title"])) + " by length");
-    line("");
-    std::string head = "| length | mean |", sep = "|---|--:|";
+  line(head);
+  line(sep);
+  for (const auto& l : r["lengths"]) {
+    std::string row = "| " + MarkdownCell(JsonText(l["length"])) + " | " + NumCell(l["score"], "%.2f") + " |";
     for (const auto& t : r["tasks"]) {
-      head += " " + MarkdownCell(JsonText(t)) + " |";
-      sep += "--:|";
+      const json& v = l["tasks"].contains(JsonText(t)) ? l["tasks"][JsonText(t)] : json();
+      row += " " + NumCell(v, "%.2f") + " |";
     }
-    line(head);
-    line(sep);
-    for (const auto& l : r["lengths"]) {
-      std::string row = "| " + MarkdownCell(JsonText(l["length"])) + " | " + NumCell(l["score"], "%.2f") + " |";
-      for (const auto& t : r["tasks"]) {
-        const json& v = l["tasks"].contains(JsonText(t)) ? l["tasks"][JsonText(t)] : json();
-        row += " " + NumCell(v, "%.2f") + " |";
-      }
-      line(row);
-    }
-    line("");
+    line(row);
   }
+  line("");
+}
+
+// A table per category dimension.
+void CategoryTables(const json& m, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
   for (const auto& c : m["categories"]) {
     line("### " + MarkdownCell(JsonText(c["title"])));
     line("");
@@ -96,31 +105,40 @@ std::string RenderReportMarkdown(const json& m) {
            NumCell(r["correct"], "%.0f") + " | " + NumCell(r["score"], "%.2f") + " |");
     line("");
   }
-  if (m.value("repeats", json()).is_array()) {
-    line("## Run-to-run noise (--repeat 2)");
-    line("");
-    line("Every part was run twice (the second in `repeat-2/`). " +
-         (JsonText(m["repeat_formula"]).empty() ? std::string()
-                                                : MarkdownCell(JsonText(m["repeat_formula"])) + "; alpha 0.05, power 0.8. ") +
-         "A difference from another run below the detectable difference is within noise; for a probe, flips are the "
-         "positions whose top token changed and the floor is the KLD between the repeats.");
-    line("");
-    line("| part | flips | flip rate (%) | detectable difference (pp) |");
-    line("|---|--:|--:|--:|");
-    for (const auto& r : m["repeats"]) {
-      std::string mde = r["mde"].is_number()         ? NumCell(r["mde"], "%.2f")
-                        : r["mde_below"].is_number() ? "< " + NumCell(r["mde_below"], "%.2f") + " (no flips)"
-                        : r["kld_mean"].is_number()  ? "KLD mean " + NumCell(r["kld_mean"], "%.3g") + ", max " +
-                                                          NumCell(r["kld_max"], "%.3g")
-                                                     : "";
-      line("| " + MarkdownCell(JsonText(r["part"])) + " | " + NumCell(r["flips"], "%.0f") + " / " +
-           NumCell(r["pairs"], "%.0f") + " | " + NumCell(r["flip_rate"], "%.2f") + " | " + mde + " |");
-    }
-    line("");
-    for (const auto& r : m["repeats"])
-      line("- " + MarkdownCell(JsonText(r["part"])) + ": " + MarkdownCell(JsonText(r["text"])));
-    line("");
+}
+
+// Run-to-run noise (--repeat 2).
+void RepeatSection(const json& m, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
+  if (!m.value("repeats", json()).is_array()) return;
+  line("## Run-to-run noise (--repeat 2)");
+  line("");
+  line("Every part was run twice (the second in `repeat-2/`). " +
+       (JsonText(m["repeat_formula"]).empty() ? std::string()
+                                              : MarkdownCell(JsonText(m["repeat_formula"])) + "; alpha 0.05, power 0.8. ") +
+       "A difference from another run below the detectable difference is within noise; for a probe, flips are the "
+       "positions whose top token changed and the floor is the KLD between the repeats.");
+  line("");
+  line("| part | flips | flip rate (%) | detectable difference (pp) |");
+  line("|---|--:|--:|--:|");
+  for (const auto& r : m["repeats"]) {
+    std::string mde = r["mde"].is_number()         ? NumCell(r["mde"], "%.2f")
+                      : r["mde_below"].is_number() ? "< " + NumCell(r["mde_below"], "%.2f") + " (no flips)"
+                      : r["kld_mean"].is_number()  ? "KLD mean " + NumCell(r["kld_mean"], "%.3g") + ", max " +
+                                                        NumCell(r["kld_max"], "%.3g")
+                                                   : "";
+    line("| " + MarkdownCell(JsonText(r["part"])) + " | " + NumCell(r["flips"], "%.0f") + " / " +
+         NumCell(r["pairs"], "%.0f") + " | " + NumCell(r["flip_rate"], "%.2f") + " | " + mde + " |");
   }
+  line("");
+  for (const auto& r : m["repeats"])
+    line("- " + MarkdownCell(JsonText(r["part"])) + ": " + MarkdownCell(JsonText(r["text"])));
+  line("");
+}
+
+// The setup and the load on the machine.
+void SetupSection(const json& m, std::string* o) {
+  auto line = [&](const std::string& s) { *o += s + "\n"; };
   line("## Setup");
   line("");
   line("| | |");
@@ -138,9 +156,23 @@ std::string RenderReportMarkdown(const json& m) {
     line("No busy-process summary was recorded for this run.");
   }
   line("");
+}
+
+}  // namespace
+
+std::string RenderReportMarkdown(const json& m) {
+  std::string o;
+  o += "# " + JsonText(m["title"]) + "\n\n";
+  if (!JsonText(m["subtitle"]).empty()) o += MarkdownCell(JsonText(m["subtitle"])) + "\n\n";
+  ResultsTable(m, &o);
+  InstructionTable(m, &o);
+  ProbeTable(m, &o);
+  ByLengthTable(m, &o);
+  CategoryTables(m, &o);
+  RepeatSection(m, &o);
+  SetupSection(m, &o);
   o += MarkdownNotes(m["notes"]);
   return o;
 }
-
 
 }  // namespace evalrun

@@ -110,11 +110,79 @@ std::vector<CallResult> RequestPool::Run(
   return Run(prompts.size(), source, order, on_done, cancel, should_pause, on_batch_end);
 }
 
+// One Run: the state its threads share (the scheduler, the writer's queue,
+// the results) and each thread's steps.
+class RequestPool::Pass {
+ public:
+  Pass(RequestPool* pool, size_t count, const PromptSource& prompts, const std::vector<size_t>& order,
+       const std::function<void(size_t, const CallResult&)>& on_done, CancelToken* cancel,
+       const std::function<bool()>& should_pause, const std::function<void()>& on_batch_end,
+       const std::vector<int>& workers, int total_workers)
+      : pool_(*pool),
+        prompts_(prompts),
+        on_done_(on_done),
+        cancel_(cancel),
+        should_pause_(should_pause),
+        on_batch_end_(on_batch_end),
+        results_(count),
+        clients_(MakeClients(*pool, workers)),
+        answers_(2 * static_cast<size_t>(total_workers)),
+        sched_(order, pool->options_.reserve_tokens, pool->capacity_final_, pool->options_.max_returns),
+        several_(pool->endpoints_.size() > 1),
+        went_away_("the server went away during this request " +
+                   std::to_string(pool->options_.max_returns) + " times") {}
+
+  // Runs the workers (as many on each endpoint as it was made with), the
+  // writer and the watch monitor; returns the results once all have ended.
+  std::vector<CallResult> Run();
+
+ private:
+  // What a worker does once a request's result has been dealt with.
+  enum class Next { kNextRequest, kWorkerEnds, kDeliver };
+
+  static std::vector<std::vector<std::unique_ptr<Client>>> MakeClients(RequestPool& pool,
+                                                                       const std::vector<int>& workers);
+  void WriteAnswers();
+  std::thread StartMonitor();
+  void Stop(const Status& why);
+  void Drop(int e, const Status& why);
+  void Push(int e, size_t i, CallResult r);
+  CallResult FailReturned(CallResult r, const std::string& why) const;
+  bool LeadOutage(int e);
+  void Work(int e, int slot, Client* client);
+  bool WaitWhilePaused();
+  bool Acquire(int e, size_t* i, int* epoch);
+  void CountInFlight(EndpointStats& es);
+  CallResult Ask(int e, size_t i, Client* client);
+  Next Settle(int e, size_t i, int epoch, CallResult* r);
+  Next AfterCapacity(int e, size_t i, int epoch, CallResult* r);
+  Next AfterUnreachable(int e, size_t i, CallResult* r);
+  Next AfterNewConnection(int e, size_t i, CallResult* r);
+
+  RequestPool& pool_;
+  const PromptSource& prompts_;
+  const std::function<void(size_t, const CallResult&)>& on_done_;
+  CancelToken* const cancel_;
+  const std::function<bool()>& should_pause_;
+  const std::function<void()>& on_batch_end_;
+  // Only the writer touches it until it is joined.
+  std::vector<CallResult> results_;
+  // Per endpoint, one client per worker, made (on the caller's thread)
+  // before the scheduler starts its clock.
+  std::vector<std::vector<std::unique_ptr<Client>>> clients_;
+  AnswerQueue answers_;
+  pool_internal::Scheduler sched_;
+  // Ends an endpoint's wait for its server early: the run was cancelled,
+  // stopped, or the other endpoints did the work meanwhile.
+  CancelToken wait_cancel_;
+  const bool several_;
+  const std::string went_away_;
+};
+
 std::vector<CallResult> RequestPool::Run(
     size_t count, const PromptSource& prompts, const std::vector<size_t>& order,
     const std::function<void(size_t, const CallResult&)>& on_done, CancelToken* cancel,
     const std::function<bool()>& should_pause, const std::function<void()>& on_batch_end) {
-  std::vector<CallResult> results(count);
   {
     std::lock_guard<std::mutex> l(mu_);
     stop_ = Status::Ok();
@@ -123,9 +191,7 @@ std::vector<CallResult> RequestPool::Run(
   }
   mean_in_flight_ = 0;
   capacity_final_.clear();
-  std::vector<int64_t> capacities;
-  for (const auto& e : endpoints_) capacities.push_back(e.kv_capacity_tokens);
-  capacity_final_ = capacities;
+  for (const auto& e : endpoints_) capacity_final_.push_back(e.kv_capacity_tokens);
   // Workers per endpoint: its slots, never more than the work.
   std::vector<int> workers;
   int total_workers = 0;
@@ -133,238 +199,300 @@ std::vector<CallResult> RequestPool::Run(
     workers.push_back(static_cast<int>(std::min<size_t>(e.slots, order.size())));
     total_workers += workers.back();
   }
-  if (total_workers == 0) return results;
-  std::vector<std::vector<std::unique_ptr<Client>>> clients(endpoints_.size());
-  for (size_t e = 0; e < endpoints_.size(); ++e)
-    for (int w = 0; w < workers[e]; ++w) clients[e].push_back(endpoints_[e].make_client());
+  if (total_workers == 0) return std::vector<CallResult>(count);
+  Pass pass(this, count, prompts, order, on_done, cancel, should_pause, on_batch_end, workers,
+            total_workers);
+  return pass.Run();
+}
 
-  AnswerQueue answers(2 * static_cast<size_t>(total_workers));
-  // The writer: on_done for every answer, one at a time, in arrival order,
-  // then on_batch_end once for all that were waiting together (the caller's
-  // group commit). Only it touches `results` until it is joined.
-  std::thread writer([&] {
-    NameThisThread("evalrun-writer");
-    std::vector<std::pair<size_t, CallResult>> batch;
-    auto last_trim = SteadyClock::now();
-    while (answers.PopAll(&batch)) {
-      for (auto& [i, r] : batch) {
-        results[i] = std::move(r);
-        if (on_done) on_done(i, results[i]);
-      }
-      if (on_batch_end) on_batch_end();
-      stats_.done += static_cast<int>(batch.size());
-      // Every request builds its body afresh (up to megabytes at 128K) on
-      // its worker's malloc arena; what glibc keeps of those arenas grows
-      // with the run (measured: 526 MB of RSS over 5,000 RULER prompts at
-      // 128K, 30 MB of it live). Hand the free pages back once a second.
-      if (SecondsBetween(last_trim, SteadyClock::now()) >= 1.0) {
-        malloc_trim(0);
-        last_trim = SteadyClock::now();
-      }
-    }
-  });
-
-  pool_internal::Scheduler sched(order, options_.reserve_tokens, capacities, options_.max_returns);
-  auto stop = [&](const Status& why) {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      if (stop_.ok()) stop_ = why;
-    }
-    sched.Stop();
-  };
-  // Ends an endpoint's wait for its server early: the run was cancelled,
-  // stopped, or the other endpoints did the work meanwhile.
-  CancelToken wait_cancel;
-  bool any_watch = false;
-  for (const auto& e : endpoints_) any_watch |= e.watch != nullptr;
-  std::thread monitor;
-  if (any_watch)
-    monitor = std::thread([&] {
-      NameThisThread("evalrun-watch");
-      sched.WaitIdle(cancel);
-      wait_cancel.Cancel();
-    });
-  const bool several = endpoints_.size() > 1;
-  // `e` is dropped for `why`; the run stops when no endpoint is left.
-  auto drop = [&](int e, const Status& why) {
-    bool first = false;
-    const int left = sched.Drop(e, &first);
-    if (!first) return;  // another of its workers found out first
-    if (!several) {
-      stop(why);
-      return;
-    }
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      drops_.push_back({e, endpoints_[e].name, UtcNow(), why.message()});
-    }
-    if (left == 0) {
-      stop(why.Prefixed("no endpoint is left; the last one, " + endpoints_[e].name));
-      return;
-    }
-    if (options_.note)
-      options_.note("dropping endpoint " + endpoints_[e].name + " (" + why.message() + "); going on with " +
-                    std::to_string(left) + " endpoint" + (left == 1 ? "" : "s"));
-  };
-  // A result for on_done, counted for its endpoint.
-  auto push = [&](int e, size_t i, CallResult r) {
-    r.endpoint = e;
-    if (r.status == CallStatus::kFailed) ++endpoint_stats_[e]->failed;
-    else ++endpoint_stats_[e]->answered;
-    answers.Push(i, std::move(r));
-  };
-  // A request that came back more than max_returns times: failed, asked
-  // once more than it was sent back.
-  auto fail_returned = [&](CallResult r, const std::string& why) {
-    r.status = CallStatus::kFailed;
-    r.error = why + (r.error.empty() ? "" : " (last: " + r.error + ")");
-    r.attempts = options_.max_returns + 1;
-    return r;
-  };
-  const std::string went_away =
-      "the server went away during this request " + std::to_string(options_.max_returns) + " times";
-
-  // One worker of `e` waits for e's server; true when it had been down (the
-  // requests that failed there are asked again), false when it answered at
-  // once (the failures were the requests' own).
-  auto lead_outage = [&](int e) {
-    Outage o;
-    o.endpoint = e;
-    o.endpoint_name = endpoints_[e].name;
-    o.started_utc = UtcNow();
-    const Stopwatch waited(options_.clock ? options_.clock : RealClock::Default());
-    bool was_down = false;
-    Status st = endpoints_[e].watch->AwaitRecovery(&wait_cancel, &was_down);
-    o.seconds = waited.Seconds();
-    o.recovered = st.ok();
-    if (st.ok() && !was_down) {
-      sched.EndOutage(e, false);
-      return false;
-    }
-    if (!st.ok()) o.error = st.message();
-    const bool cancelled = st.code() == Status::Code::kCancelled;
-    if (cancelled && !(cancel && cancel->cancelled()) && sched.Idle())
-      o.error = several ? "the other endpoints finished the work meanwhile" : "nothing was left to ask";
-    // Dropped before e's other workers are let go, so that none of them
-    // takes another request there.
-    if (!st.ok() && !cancelled) drop(e, st);
-    o.requeued = sched.EndOutage(e, true);
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      outages_.push_back(o);
-    }
-    return true;
-  };
-
-  auto work = [&](int e, int slot, Client* client) {
-    NameThisThread(several ? "evalrun-e" + std::to_string(e) + "s" + std::to_string(slot)
-                           : "evalrun-slot" + std::to_string(slot));
-    const PoolEndpoint& ep = endpoints_[e];
-    EndpointStats& es = *endpoint_stats_[e];
-    for (;;) {
-      if (cancel && cancel->cancelled()) return;
-      if (should_pause) {
-        while (should_pause()) {
-          if (cancel ? !cancel->SleepFor(0.2) : (std::this_thread::sleep_for(std::chrono::milliseconds(200)), false))
-            return;
-        }
-      }
-      size_t i = 0;
-      int epoch = 0;
-      int64_t waited_us = 0;
-      bool waited = false;
-      const bool got = sched.Acquire(e, cancel, &i, &epoch, &waited_us, &waited);
-      if (waited) {
-        ++stats_.admission_waits;
-        stats_.admission_wait_us += waited_us;
-      }
-      if (!got) return;
-      for (auto* s : {&stats_.in_flight, &es.in_flight}) {
-        const int now = ++*s;
-        std::atomic<int>& max = s == &stats_.in_flight ? stats_.max_in_flight : es.max_in_flight;
-        int seen = max.load();
-        while (now > seen && !max.compare_exchange_weak(seen, now)) {
-        }
-      }
-      Prompt prompt;
-      CallResult r;
-      Status ps = prompts(i, &prompt);
-      if (!ps.ok()) {
-        r.status = CallStatus::kFailed;
-        r.error = ps.message();
-      } else {
-        r = client->Complete(prompt);
-      }
-      --stats_.in_flight;
-      --es.in_flight;
-      if (r.status == CallStatus::kCapacity) {
-        ++stats_.capacity_returns;
-        bool tightened = false;
-        const bool back = sched.ReturnForCapacity(e, i, epoch, &tightened);
-        if (tightened) ++stats_.tightenings;
-        if (back) continue;
-        push(e, i, fail_returned(std::move(r), "the server had no room for this request " +
-                                                  std::to_string(options_.max_returns) + " times"));
-        continue;
-      }
-      if (r.status == CallStatus::kUnreachable && ep.watch) {
-        // Is the server gone? The request goes back to the queue at once
-        // (another endpoint may take it); one worker of this endpoint finds
-        // out (and waits for it); its other workers wait for that.
-        const bool returned = sched.ReturnForOutage(e, i);
-        if (sched.dropped(e)) {
-          if (!returned) push(e, i, fail_returned(std::move(r), went_away));
-          return;
-        }
-        const bool down = sched.BeginOutage(e) ? lead_outage(e) : sched.WaitOutage(e, cancel);
-        if (down) {
-          if (!returned) push(e, i, fail_returned(std::move(r), went_away));
-          continue;
-        }
-        // It answered at once: the failure was this request's own, unless
-        // another endpoint has taken it meanwhile.
-        if (returned && !sched.Reclaim(e, i)) continue;
-        r.status = CallStatus::kFailed;
-        if (!returned) {
-          push(e, i, std::move(r));
-          continue;
-        }
-      }
-      if (r.status == CallStatus::kUnreachable) r.status = CallStatus::kFailed;
-      if (r.status == CallStatus::kOk && r.new_connection && ep.watch) {
-        // The answer came over a new connection: the server may have been
-        // restarted with another model. Keep it only if it was not.
-        Status st = ep.watch->CheckSame();
-        if (!st.ok()) {
-          if (st.code() == Status::Code::kChanged) {
-            // Not this answer; the question goes back for another endpoint.
-            sched.ReturnForOutage(e, i);
-            drop(e, st);
-            return;
-          }
-          sched.Release(e, i);
-          // /props did not answer: treat as the server going away.
-          r.status = CallStatus::kUnreachable;
-          r.error = st.message();
-          push(e, i, fail_returned(std::move(r), "could not check the server after a new connection"));
-          continue;
-        }
-      }
-      sched.Release(e, i, r.status == CallStatus::kOk);
-      push(e, i, std::move(r));
-    }
-  };
+std::vector<CallResult> RequestPool::Pass::Run() {
+  std::thread writer([this] { WriteAnswers(); });
+  std::thread monitor = StartMonitor();
   std::vector<std::thread> threads;
-  for (size_t e = 0; e < endpoints_.size(); ++e)
-    for (int w = 0; w < workers[e]; ++w) threads.emplace_back(work, static_cast<int>(e), w, clients[e][w].get());
+  for (size_t e = 0; e < clients_.size(); ++e)
+    for (size_t w = 0; w < clients_[e].size(); ++w)
+      threads.emplace_back([this, e, w] {
+        Work(static_cast<int>(e), static_cast<int>(w), clients_[e][w].get());
+      });
   for (auto& t : threads) t.join();
-  sched.Stop();
+  sched_.Stop();
   if (monitor.joinable()) monitor.join();
-  answers.Close();
+  answers_.Close();
   writer.join();
-  mean_in_flight_ = sched.MeanInFlight();
-  for (size_t e = 0; e < endpoints_.size(); ++e) capacity_final_[e] = sched.capacity(static_cast<int>(e));
-  return results;
+  pool_.mean_in_flight_ = sched_.MeanInFlight();
+  for (size_t e = 0; e < pool_.endpoints_.size(); ++e)
+    pool_.capacity_final_[e] = sched_.capacity(static_cast<int>(e));
+  return std::move(results_);
+}
+
+// Each worker's client, made on the caller's thread before any request.
+std::vector<std::vector<std::unique_ptr<Client>>> RequestPool::Pass::MakeClients(
+    RequestPool& pool, const std::vector<int>& workers) {
+  std::vector<std::vector<std::unique_ptr<Client>>> clients(workers.size());
+  for (size_t e = 0; e < workers.size(); ++e)
+    for (int w = 0; w < workers[e]; ++w) clients[e].push_back(pool.endpoints_[e].make_client());
+  return clients;
+}
+
+// The writer: on_done for every answer, one at a time, in arrival order,
+// then on_batch_end once for all that were waiting together (the caller's
+// group commit).
+void RequestPool::Pass::WriteAnswers() {
+  NameThisThread("evalrun-writer");
+  std::vector<std::pair<size_t, CallResult>> batch;
+  auto last_trim = SteadyClock::now();
+  while (answers_.PopAll(&batch)) {
+    for (auto& [i, r] : batch) {
+      results_[i] = std::move(r);
+      if (on_done_) on_done_(i, results_[i]);
+    }
+    if (on_batch_end_) on_batch_end_();
+    pool_.stats_.done += static_cast<int>(batch.size());
+    // Every request builds its body afresh (up to megabytes at 128K) on
+    // its worker's malloc arena; what glibc keeps of those arenas grows
+    // with the run (measured: 526 MB of RSS over 5,000 RULER prompts at
+    // 128K, 30 MB of it live). Hand the free pages back once a second.
+    if (SecondsBetween(last_trim, SteadyClock::now()) >= 1.0) {
+      malloc_trim(0);
+      last_trim = SteadyClock::now();
+    }
+  }
+}
+
+// With a watch on any endpoint: a thread that ends the endpoints' waits for
+// their servers once the work is done (or the run stops or is cancelled).
+std::thread RequestPool::Pass::StartMonitor() {
+  bool any_watch = false;
+  for (const auto& e : pool_.endpoints_) any_watch |= e.watch != nullptr;
+  if (!any_watch) return std::thread();
+  return std::thread([this] {
+    NameThisThread("evalrun-watch");
+    sched_.WaitIdle(cancel_);
+    wait_cancel_.Cancel();
+  });
+}
+
+void RequestPool::Pass::Stop(const Status& why) {
+  {
+    std::lock_guard<std::mutex> l(pool_.mu_);
+    if (pool_.stop_.ok()) pool_.stop_ = why;
+  }
+  sched_.Stop();
+}
+
+// `e` is dropped for `why`; the run stops when no endpoint is left.
+void RequestPool::Pass::Drop(int e, const Status& why) {
+  bool first = false;
+  const int left = sched_.Drop(e, &first);
+  if (!first) return;  // another of its workers found out first
+  if (!several_) {
+    Stop(why);
+    return;
+  }
+  const std::string& name = pool_.endpoints_[e].name;
+  {
+    std::lock_guard<std::mutex> l(pool_.mu_);
+    pool_.drops_.push_back({e, name, UtcNow(), why.message()});
+  }
+  if (left == 0) {
+    Stop(why.Prefixed("no endpoint is left; the last one, " + name));
+    return;
+  }
+  if (pool_.options_.note)
+    pool_.options_.note("dropping endpoint " + name + " (" + why.message() + "); going on with " +
+                        std::to_string(left) + " endpoint" + (left == 1 ? "" : "s"));
+}
+
+// A result for on_done, counted for its endpoint.
+void RequestPool::Pass::Push(int e, size_t i, CallResult r) {
+  r.endpoint = e;
+  if (r.status == CallStatus::kFailed) ++pool_.endpoint_stats_[e]->failed;
+  else ++pool_.endpoint_stats_[e]->answered;
+  answers_.Push(i, std::move(r));
+}
+
+// A request that came back more than max_returns times: failed, asked
+// once more than it was sent back.
+CallResult RequestPool::Pass::FailReturned(CallResult r, const std::string& why) const {
+  r.status = CallStatus::kFailed;
+  r.error = why + (r.error.empty() ? "" : " (last: " + r.error + ")");
+  r.attempts = pool_.options_.max_returns + 1;
+  return r;
+}
+
+// One worker of `e` waits for e's server; true when it had been down (the
+// requests that failed there are asked again), false when it answered at
+// once (the failures were the requests' own).
+bool RequestPool::Pass::LeadOutage(int e) {
+  Outage o;
+  o.endpoint = e;
+  o.endpoint_name = pool_.endpoints_[e].name;
+  o.started_utc = UtcNow();
+  const Stopwatch waited(pool_.options_.clock ? pool_.options_.clock : RealClock::Default());
+  bool was_down = false;
+  Status st = pool_.endpoints_[e].watch->AwaitRecovery(&wait_cancel_, &was_down);
+  o.seconds = waited.Seconds();
+  o.recovered = st.ok();
+  if (st.ok() && !was_down) {
+    sched_.EndOutage(e, false);
+    return false;
+  }
+  if (!st.ok()) o.error = st.message();
+  const bool cancelled = st.code() == Status::Code::kCancelled;
+  if (cancelled && !(cancel_ && cancel_->cancelled()) && sched_.Idle())
+    o.error = several_ ? "the other endpoints finished the work meanwhile" : "nothing was left to ask";
+  // Dropped before e's other workers are let go, so that none of them
+  // takes another request there.
+  if (!st.ok() && !cancelled) Drop(e, st);
+  o.requeued = sched_.EndOutage(e, true);
+  {
+    std::lock_guard<std::mutex> l(pool_.mu_);
+    pool_.outages_.push_back(o);
+  }
+  return true;
+}
+
+// One worker: takes requests for endpoint `e` until the work runs out, the
+// run stops or is cancelled, or `e` is dropped.
+void RequestPool::Pass::Work(int e, int slot, Client* client) {
+  NameThisThread(several_ ? "evalrun-e" + std::to_string(e) + "s" + std::to_string(slot)
+                          : "evalrun-slot" + std::to_string(slot));
+  for (;;) {
+    if (cancel_ && cancel_->cancelled()) return;
+    if (!WaitWhilePaused()) return;
+    size_t i = 0;
+    int epoch = 0;
+    if (!Acquire(e, &i, &epoch)) return;
+    CallResult r = Ask(e, i, client);
+    if (Settle(e, i, epoch, &r) == Next::kWorkerEnds) return;
+  }
+}
+
+// While should_pause says so; false when cancelled meanwhile.
+bool RequestPool::Pass::WaitWhilePaused() {
+  if (!should_pause_) return true;
+  while (should_pause_()) {
+    if (cancel_ ? !cancel_->SleepFor(0.2) : (std::this_thread::sleep_for(std::chrono::milliseconds(200)), false))
+      return false;
+  }
+  return true;
+}
+
+// The next request for `e` (counting an admission wait); false when none is left.
+bool RequestPool::Pass::Acquire(int e, size_t* i, int* epoch) {
+  int64_t waited_us = 0;
+  bool waited = false;
+  const bool got = sched_.Acquire(e, cancel_, i, epoch, &waited_us, &waited);
+  if (waited) {
+    ++pool_.stats_.admission_waits;
+    pool_.stats_.admission_wait_us += waited_us;
+  }
+  if (got) CountInFlight(*pool_.endpoint_stats_[e]);
+  return got;
+}
+
+// One more request in flight, in the pool's and its endpoint's counts and maxima.
+void RequestPool::Pass::CountInFlight(EndpointStats& es) {
+  PoolStats& stats = pool_.stats_;
+  for (auto* s : {&stats.in_flight, &es.in_flight}) {
+    const int now = ++*s;
+    std::atomic<int>& max = s == &stats.in_flight ? stats.max_in_flight : es.max_in_flight;
+    int seen = max.load();
+    while (now > seen && !max.compare_exchange_weak(seen, now)) {
+    }
+  }
+}
+
+// Prompt i asked on `client` (or failed when it could not be made).
+CallResult RequestPool::Pass::Ask(int e, size_t i, Client* client) {
+  Prompt prompt;
+  CallResult r;
+  Status ps = prompts_(i, &prompt);
+  if (!ps.ok()) {
+    r.status = CallStatus::kFailed;
+    r.error = ps.message();
+  } else {
+    r = client->Complete(prompt);
+  }
+  --pool_.stats_.in_flight;
+  --pool_.endpoint_stats_[e]->in_flight;
+  return r;
+}
+
+// Sends the result of request i on `e` back to the queue, to the writer, or
+// (the endpoint was dropped) nowhere.
+RequestPool::Pass::Next RequestPool::Pass::Settle(int e, size_t i, int epoch, CallResult* r) {
+  const PoolEndpoint& ep = pool_.endpoints_[e];
+  if (r->status == CallStatus::kCapacity) return AfterCapacity(e, i, epoch, r);
+  if (r->status == CallStatus::kUnreachable && ep.watch) {
+    const Next next = AfterUnreachable(e, i, r);
+    if (next != Next::kDeliver) return next;
+  }
+  if (r->status == CallStatus::kUnreachable) r->status = CallStatus::kFailed;
+  if (r->status == CallStatus::kOk && r->new_connection && ep.watch) {
+    const Next next = AfterNewConnection(e, i, r);
+    if (next != Next::kDeliver) return next;
+  }
+  sched_.Release(e, i, r->status == CallStatus::kOk);  // answers let a tightened admission recover
+  Push(e, i, std::move(*r));
+  return Next::kNextRequest;
+}
+
+// No room on the server: back to the queue, or failed past max_returns.
+RequestPool::Pass::Next RequestPool::Pass::AfterCapacity(int e, size_t i, int epoch, CallResult* r) {
+  ++pool_.stats_.capacity_returns;
+  bool tightened = false;
+  const bool back = sched_.ReturnForCapacity(e, i, epoch, &tightened);
+  if (tightened) ++pool_.stats_.tightenings;
+  if (back) return Next::kNextRequest;
+  Push(e, i, FailReturned(std::move(*r), "the server had no room for this request " +
+                                             std::to_string(pool_.options_.max_returns) + " times"));
+  return Next::kNextRequest;
+}
+
+// Is the server gone? The request goes back to the queue at once (another
+// endpoint may take it); one worker of this endpoint finds out (and waits
+// for it); its other workers wait for that. kDeliver: it answered at once
+// and the failure (*r, now kFailed) was the request's own.
+RequestPool::Pass::Next RequestPool::Pass::AfterUnreachable(int e, size_t i, CallResult* r) {
+  const bool returned = sched_.ReturnForOutage(e, i);
+  if (sched_.dropped(e)) {
+    if (!returned) Push(e, i, FailReturned(std::move(*r), went_away_));
+    return Next::kWorkerEnds;
+  }
+  const bool down = sched_.BeginOutage(e) ? LeadOutage(e) : sched_.WaitOutage(e, cancel_);
+  if (down) {
+    if (!returned) Push(e, i, FailReturned(std::move(*r), went_away_));
+    return Next::kNextRequest;
+  }
+  // It answered at once: the failure was this request's own, unless
+  // another endpoint has taken it meanwhile.
+  if (returned && !sched_.Reclaim(e, i)) return Next::kNextRequest;
+  r->status = CallStatus::kFailed;
+  if (!returned) {
+    Push(e, i, std::move(*r));
+    return Next::kNextRequest;
+  }
+  return Next::kDeliver;
+}
+
+// The answer came over a new connection: the server may have been
+// restarted with another model. kDeliver: it was not, keep the answer.
+RequestPool::Pass::Next RequestPool::Pass::AfterNewConnection(int e, size_t i, CallResult* r) {
+  Status st = pool_.endpoints_[e].watch->CheckSame();
+  if (st.ok()) return Next::kDeliver;
+  if (st.code() == Status::Code::kChanged) {
+    // Not this answer; the question goes back for another endpoint.
+    sched_.ReturnForOutage(e, i);
+    Drop(e, st);
+    return Next::kWorkerEnds;
+  }
+  sched_.Release(e, i);
+  // /props did not answer: treat as the server going away.
+  r->status = CallStatus::kUnreachable;
+  r->error = st.message();
+  Push(e, i, FailReturned(std::move(*r), "could not check the server after a new connection"));
+  return Next::kNextRequest;
 }
 
 }  // namespace evalrun

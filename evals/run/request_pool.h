@@ -190,6 +190,8 @@ class RequestPool {
   int64_t capacity_tokens(size_t e = 0) const { return e < capacity_final_.size() ? capacity_final_[e] : 0; }
 
  private:
+  class Pass;  // one Run: its threads and the state they share (request_pool.cc)
+
   int slots_ = 0;
   std::vector<PoolEndpoint> endpoints_;
   PoolOptions options_;

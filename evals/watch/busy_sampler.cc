@@ -184,6 +184,56 @@ bool BusySampler::SampleOnce() {
   const double cpu_before = clock_->ThreadCpuSeconds();
   const double now = clock_->MonotonicSeconds();
 
+  size_t n = 0;
+  if (!ReadStats(&n)) return false;
+  ResolveEngine(n);
+  ClassifyEngine(n);
+  const PassCpu cpu = MeasureCpu(n, primed_ ? now - prev_mono_ : 0);
+  prev_mono_ = now;
+
+  if (!primed_) {
+    Prime(n, now);
+    std::lock_guard<std::mutex> lk(state_mu_);
+    sampler_cpu_s_ += clock_->ThreadCpuSeconds() - cpu_before;
+    return false;
+  }
+
+  const size_t top = std::min(ranked_.size(), static_cast<size_t>(std::max(0, options_.top_n)));
+  auto busier = [](const Ranked& a, const Ranked& b) {
+    return a.cpu_pct != b.cpu_pct ? a.cpu_pct > b.cpu_pct : a.index < b.index;
+  };
+  std::partial_sort(ranked_.begin(), ranked_.begin() + static_cast<long>(top), ranked_.end(),
+                    busier);
+
+  std::array<double, 3> loadavg{};
+  const bool have_loadavg = proc_->ReadLoadAvg(&loadavg).ok();
+  nlohmann::ordered_json gpu_json;
+  ReadGpu(/*first=*/false, &gpu_json);
+
+  double t;
+  const bool paused = RecordPass(now, cpu, &t);
+
+  nlohmann::ordered_json line;
+  line["t"] = Round3(t);
+  line["utc"] = clock_->UtcIso8601();
+  line["procs"] = n;
+  AddTopProcesses(top, &line);
+  line["foreign_cpu_pct_total"] = Round1(cpu.foreign_total);
+  line["engine_cpu_pct"] = engine_pids_.empty() ? nlohmann::ordered_json(nullptr)
+                                                : nlohmann::ordered_json(Round1(cpu.engine));
+  line["self_cpu_pct"] = Round1(cpu.self);
+  line["loadavg"] =
+      have_loadavg ? nlohmann::ordered_json(loadavg) : nlohmann::ordered_json(nullptr);
+  line["gpu"] = std::move(gpu_json);
+  line["paused"] = paused;
+  if (sink_) sink_(line.dump());
+
+  std::lock_guard<std::mutex> lk(state_mu_);
+  sampler_cpu_s_ += clock_->ThreadCpuSeconds() - cpu_before;
+  return true;
+}
+
+bool BusySampler::ReadStats(size_t* count) {
   Status st = proc_->ListPids(&pids_);
   if (!st.ok()) {
     std::lock_guard<std::mutex> lk(state_mu_);
@@ -204,14 +254,14 @@ bool BusySampler::SampleOnce() {
   }
   std::sort(stats_.begin(), stats_.begin() + static_cast<long>(n),
             [](const ProcStat& a, const ProcStat& b) { return a.pid < b.pid; });
+  *count = n;
+  return true;
+}
 
-  ResolveEngine(n);
-  ClassifyEngine(n);
-
+BusySampler::PassCpu BusySampler::MeasureCpu(size_t n, double dt) {
   const double hz = static_cast<double>(std::max(1L, proc_->ClockTicksPerSecond()));
-  const double dt = primed_ ? now - prev_mono_ : 0;
   const int self = proc_->SelfPid();
-  double engine_cpu = 0, self_cpu = 0, foreign_total = 0;
+  PassCpu out;
   next_.clear();
   ranked_.clear();
   for (size_t i = 0; i < n; ++i) {
@@ -227,101 +277,84 @@ bool BusySampler::SampleOnce() {
     }
     const double cpu = static_cast<double>(ticks - base) / hz / dt * 100.0;
     if (s.pid == self) {
-      self_cpu += cpu;
+      out.self += cpu;
     } else if (in_engine_[i] == 1) {
-      engine_cpu += cpu;
+      out.engine += cpu;
     } else {
       bool ignored = false;
       for (const std::string& name : options_.ignore)
         ignored = ignored || NameMatches(s.comm, name);
       if (ignored) continue;
-      foreign_total += cpu;
+      out.foreign_total += cpu;
       if (cpu > 0) ranked_.push_back(Ranked{cpu, i});
     }
   }
   std::swap(prev_, next_);
-  prev_mono_ = now;
+  return out;
+}
 
-  if (!primed_) {
-    primed_ = true;
-    {
-      std::lock_guard<std::mutex> lk(state_mu_);
-      start_mono_ = now;
-      engine_pids_report_ = engine_pids_;
-      engine_names_report_.clear();
-      for (size_t i = 0, shown = 0; i < n && shown < 5; ++i) {
-        if (in_engine_[i] != 1) continue;
-        engine_names_report_ +=
-            (shown++ ? ", " : "") + std::to_string(stats_[i].pid) + " (" + stats_[i].comm + ")";
-      }
-    }
-    nlohmann::ordered_json ignored_gpu;
-    ReadGpu(/*first=*/true, &ignored_gpu);
-    std::lock_guard<std::mutex> lk(state_mu_);
-    sampler_cpu_s_ += clock_->ThreadCpuSeconds() - cpu_before;
-    return false;
-  }
-
-  const size_t top = std::min(ranked_.size(), static_cast<size_t>(std::max(0, options_.top_n)));
-  auto busier = [](const Ranked& a, const Ranked& b) {
-    return a.cpu_pct != b.cpu_pct ? a.cpu_pct > b.cpu_pct : a.index < b.index;
-  };
-  std::partial_sort(ranked_.begin(), ranked_.begin() + static_cast<long>(top), ranked_.end(),
-                    busier);
-  const double busiest = ranked_.empty() ? 0 : ranked_[0].cpu_pct;
-  const bool above = busiest > options_.threshold_pct;
-
-  std::array<double, 3> loadavg{};
-  const bool have_loadavg = proc_->ReadLoadAvg(&loadavg).ok();
-  nlohmann::ordered_json gpu_json;
-  ReadGpu(/*first=*/false, &gpu_json);
-
-  double t;
-  bool paused;
+void BusySampler::Prime(size_t n, double now) {
+  primed_ = true;
   {
     std::lock_guard<std::mutex> lk(state_mu_);
-    t = now - start_mono_;
-    ++samples_;
-    if (above) {
-      ++above_;
-      ++above_by_comm_[ValidUtf8(stats_[ranked_[0].index].comm)];
+    start_mono_ = now;
+    engine_pids_report_ = engine_pids_;
+    engine_names_report_.clear();
+    for (size_t i = 0, shown = 0; i < n && shown < 5; ++i) {
+      if (in_engine_[i] != 1) continue;
+      engine_names_report_ +=
+          (shown++ ? ", " : "") + std::to_string(stats_[i].pid) + " (" + stats_[i].comm + ")";
     }
-    if (!ranked_.empty() && busiest > max_foreign_) {
-      max_foreign_ = busiest;
-      max_foreign_pid_ = stats_[ranked_[0].index].pid;
-      max_foreign_comm_ = ValidUtf8(stats_[ranked_[0].index].comm);
-    }
-    max_foreign_total_ = std::max(max_foreign_total_, foreign_total);
-    if (!engine_pids_.empty()) {
-      engine_cpu_sum_ += engine_cpu;
-      ++engine_samples_;
-      engine_pids_report_ = engine_pids_;
-    }
-    self_cpu_max_ = std::max(self_cpu_max_, self_cpu);
-    if (options_.guard) {
-      if (above) {
-        ++high_streak_;
-      } else {
-        high_streak_ = 0;
-        disarmed_ = false;
-        if (paused_) EndPauseLocked(t, "load_fell");
-      }
-      if (paused_ && t - pause_start_t_ >= options_.guard_max_wait_s) {
-        EndPauseLocked(pause_start_t_ + options_.guard_max_wait_s, "max_wait");
-        disarmed_ = true;
-      }
-      if (!paused_ && !disarmed_ && high_streak_ >= 2) {
-        paused_ = true;
-        pause_start_t_ = t;
-      }
-    }
-    paused = paused_;
   }
+  nlohmann::ordered_json ignored_gpu;
+  ReadGpu(/*first=*/true, &ignored_gpu);
+}
 
-  nlohmann::ordered_json line;
-  line["t"] = Round3(t);
-  line["utc"] = clock_->UtcIso8601();
-  line["procs"] = n;
+bool BusySampler::RecordPass(double now, const PassCpu& cpu, double* t) {
+  const double busiest = ranked_.empty() ? 0 : ranked_[0].cpu_pct;
+  const bool above = busiest > options_.threshold_pct;
+  std::lock_guard<std::mutex> lk(state_mu_);
+  *t = now - start_mono_;
+  ++samples_;
+  if (above) {
+    ++above_;
+    ++above_by_comm_[ValidUtf8(stats_[ranked_[0].index].comm)];
+  }
+  if (!ranked_.empty() && busiest > max_foreign_) {
+    max_foreign_ = busiest;
+    max_foreign_pid_ = stats_[ranked_[0].index].pid;
+    max_foreign_comm_ = ValidUtf8(stats_[ranked_[0].index].comm);
+  }
+  max_foreign_total_ = std::max(max_foreign_total_, cpu.foreign_total);
+  if (!engine_pids_.empty()) {
+    engine_cpu_sum_ += cpu.engine;
+    ++engine_samples_;
+    engine_pids_report_ = engine_pids_;
+  }
+  self_cpu_max_ = std::max(self_cpu_max_, cpu.self);
+  if (options_.guard) GuardLocked(above, *t);
+  return paused_;
+}
+
+void BusySampler::GuardLocked(bool above, double t) {
+  if (above) {
+    ++high_streak_;
+  } else {
+    high_streak_ = 0;
+    disarmed_ = false;
+    if (paused_) EndPauseLocked(t, "load_fell");
+  }
+  if (paused_ && t - pause_start_t_ >= options_.guard_max_wait_s) {
+    EndPauseLocked(pause_start_t_ + options_.guard_max_wait_s, "max_wait");
+    disarmed_ = true;
+  }
+  if (!paused_ && !disarmed_ && high_streak_ >= 2) {
+    paused_ = true;
+    pause_start_t_ = t;
+  }
+}
+
+void BusySampler::AddTopProcesses(size_t top, nlohmann::ordered_json* line) {
   nlohmann::ordered_json top_json = nlohmann::ordered_json::array();
   for (size_t r = 0; r < top; ++r) {
     const ProcStat& s = stats_[ranked_[r].index];
@@ -330,26 +363,13 @@ bool BusySampler::SampleOnce() {
     e["comm"] = ValidUtf8(s.comm);
     e["cpu_pct"] = Round1(ranked_[r].cpu_pct);
     e["rss_mb"] = Round1(static_cast<double>(s.rss_bytes) / (1024.0 * 1024.0));
-    if (r == 0) line["busiest"] = e;
+    if (r == 0) (*line)["busiest"] = e;
     if (!proc_->ReadCmdline(s.pid, options_.cmdline_max_bytes, &cmdline_).ok()) cmdline_.clear();
     e["cmd"] = ValidUtf8(cmdline_);
     top_json.push_back(std::move(e));
   }
-  if (top == 0) line["busiest"] = nullptr;
-  line["top"] = std::move(top_json);
-  line["foreign_cpu_pct_total"] = Round1(foreign_total);
-  line["engine_cpu_pct"] = engine_pids_.empty() ? nlohmann::ordered_json(nullptr)
-                                                : nlohmann::ordered_json(Round1(engine_cpu));
-  line["self_cpu_pct"] = Round1(self_cpu);
-  line["loadavg"] =
-      have_loadavg ? nlohmann::ordered_json(loadavg) : nlohmann::ordered_json(nullptr);
-  line["gpu"] = std::move(gpu_json);
-  line["paused"] = paused;
-  if (sink_) sink_(line.dump());
-
-  std::lock_guard<std::mutex> lk(state_mu_);
-  sampler_cpu_s_ += clock_->ThreadCpuSeconds() - cpu_before;
-  return true;
+  if (top == 0) (*line)["busiest"] = nullptr;
+  (*line)["top"] = std::move(top_json);
 }
 
 }  // namespace evalrun

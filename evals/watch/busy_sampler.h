@@ -168,9 +168,32 @@ class BusySampler {
     size_t index;  // into stats_
   };
 
+  // CPU % over the last interval, summed: the engine tree's, evalrun's own,
+  // and every other process's (ignored names left out).
+  struct PassCpu {
+    double engine = 0;
+    double self = 0;
+    double foreign_total = 0;
+  };
+
   void Run();
+  // SampleOnce's steps, in order (sample_mu_ held).
+  // stats_[0, *count): every process that could be read, sorted by pid;
+  // false when the processes could not be listed (a warning says why).
+  bool ReadStats(size_t* count);
   void ResolveEngine(size_t n);
   void ClassifyEngine(size_t n);
+  // From the ticks since the last pass (none on the first, dt 0); fills
+  // ranked_ with the other processes that used any and rolls prev_ on.
+  PassCpu MeasureCpu(size_t n, double dt);
+  // The first pass: the clock starts, the engine is named, the GPU identified.
+  void Prime(size_t n, double now);
+  // Into the totals the readers see (state_mu_), with the guard's step;
+  // *t: the pass's time since the start. Returns whether the run is paused.
+  bool RecordPass(double now, const PassCpu& cpu, double* t);
+  void GuardLocked(bool above, double t);
+  // line's "busiest" and "top": the first `top` of ranked_ (sorted) with their command lines.
+  void AddTopProcesses(size_t top, nlohmann::ordered_json* line);
   void ReadGpu(bool first, nlohmann::ordered_json* line_gpu);
   void CheckEnginePlacement(const GpuInfo& gpu, const std::vector<GpuInfo>& all);
   void AddWarningLocked(std::string warning);
