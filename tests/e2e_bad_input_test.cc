@@ -220,7 +220,7 @@ TEST_F(E2eBadInput, WrongTypes) {
                 {"bad.json: server.slots: expected a positive integer or \"auto\", got 0"});
   ExpectRefused({"--card", WriteBadCard(R"({"name": "bad", "thinking": "yes", "server": {"base_url": "http://127.0.0.1:1"},
                                           "parts": {"mmlupro": {}}})")},
-                {"bad.json: thinking: expected true or false, got \"yes\""});
+                {"bad.json: thinking: expected true, false, \"on\" or \"off\", got \"yes\""});
   ExpectRefused({"--card", WriteBadCard(CardText(R"({"mmlupro": []})"))},
                 {"bad.json: parts.mmlupro: expected an object"});
 }

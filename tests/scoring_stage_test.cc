@@ -2,6 +2,7 @@
 // answer journal, resume of answers not yet scored, and the part-owned
 // request settings (evals/run/request_settings.h) as the server sees them.
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
