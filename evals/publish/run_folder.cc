@@ -108,8 +108,9 @@ Status ReadRecordsReadOnly(const std::string& path, VerdictKind kind, std::vecto
   size_t last_nl = text.rfind('\n');
   size_t tail_start = last_nl == std::string::npos ? 0 : last_nl + 1;
   if (tail_start < text.size()) {
-    auto j = ParseJsonOrDiscarded(std::string_view(text).substr(tail_start));
-    if (j.is_discarded()) {
+    // Nested past the bound is not a tear: ParseJsonl below names the line.
+    const std::string_view tail = std::string_view(text).substr(tail_start);
+    if (CheckJsonBounds(tail, path).ok() && nlohmann::json::parse(tail, nullptr, false).is_discarded()) {
       *torn_tail = true;
       text.resize(tail_start);
     }

@@ -271,13 +271,16 @@ class SocketTransport : public HttpTransport {
 
   // Reads one reply into `reader`; "" when it came whole (the reader says
   // whether it was well formed), else what went wrong.
-  std::string Receive(HttpReplyReader* reader, SteadyTime deadline, double timeout_s) {
+  // `*broke`: the connection closed or reset (not a timeout).
+  std::string Receive(HttpReplyReader* reader, SteadyTime deadline, double timeout_s, bool* broke) {
     char buf[64 * 1024];
+    *broke = false;
     while (reader->state() == HttpReplyReader::State::kNeedMore) {
       const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
       if (n > 0) {
         reader->Feed(std::string_view(buf, static_cast<size_t>(n)));
       } else if (n == 0) {
+        *broke = true;
         reader->End();
       } else if (errno == EINTR) {
         continue;
@@ -288,6 +291,7 @@ class SocketTransport : public HttpTransport {
         std::snprintf(msg, sizeof msg, "no complete reply within %.1f s (the reply was still arriving)", timeout_s);
         return msg;
       } else {
+        *broke = true;
         return "connection closed or reset while reading the reply (or read timeout)";
       }
     }
@@ -321,9 +325,11 @@ class SocketTransport : public HttpTransport {
         return out;
       }
       HttpReplyReader reader(max_reply_bytes_);
-      out.error = Receive(&reader, deadline, timeout_s);
-      if (reused && !reader.started() && reader.state() == HttpReplyReader::State::kBad) {
+      bool broke = false;
+      out.error = Receive(&reader, deadline, timeout_s, &broke);
+      if (reused && broke && !reader.started()) {
         Close();
+        out.error.clear();
         continue;
       }
       return Finish(&reader, &out);

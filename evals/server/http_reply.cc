@@ -52,6 +52,7 @@ size_t HeadEnd(std::string_view s, size_t from) {
 
 HttpReplyReader::State HttpReplyReader::Bad(std::string why) {
   state_ = State::kBad;
+  body_.clear();  // a bad reply has no body, however much of it came
   if (error_.empty()) error_ = std::move(why);
   return state_;
 }

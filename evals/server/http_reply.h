@@ -46,7 +46,7 @@ class HttpReplyReader {
   State state() const { return state_; }
   bool started() const { return seen_ > 0; }  // any byte fed
   int status() const { return status_; }
-  const std::string& body() const { return body_; }
+  const std::string& body() const { return body_; }  // empty once kBad
   std::string& mutable_body() { return body_; }
   const std::string& retry_after() const { return retry_after_; }  // the header's value, "" when absent
   // The connection may carry another request after this reply.

@@ -133,6 +133,9 @@ void HostileProxy::Accept() {
     if (::poll(&p, 1, 100) <= 0) continue;
     const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
+    // Each scripted write leaves at once (no Nagle wait for the client's ACK).
+    int yes = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
     const int n = connections_++;
     std::lock_guard<std::mutex> l(mu_);
     client_fds_.push_back(fd);
