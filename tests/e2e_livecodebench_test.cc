@@ -89,8 +89,9 @@ class E2eLiveCodeBench : public E2eTest {
       EXPECT_EQ(s["passed"], want["passed"]) << q;
       EXPECT_EQ(s["code_sha256"], want["code_sha256"]) << q;
       EXPECT_EQ(s["profile"], "official");
-      if (!want["passed"].get<bool>())
+      if (!want["passed"].get<bool>()) {
         EXPECT_EQ(s["message"], want["error_message"]) << q;
+      }
     }
   }
 
