@@ -15,6 +15,9 @@
 //   client     evalrun against a real llama-server beside a Python client
 //              sending the same requests (not in the default sections: it
 //              needs EVALRUN_LLAMA_SERVER);
+//   livecodebench  LiveCodeBench grading in the sandbox: the cost per answer
+//              and per test case, and the pool's occupancy with grading on
+//              (bench_livecodebench.cc; not in the default sections);
 //   ruler-full RULER at its published size (13 tasks x 500 samples) at 32K
 //              and 128K through the real binary: preparation time and peak
 //              RSS (not in the default sections: it takes a long while).
@@ -71,6 +74,7 @@ bool RunRulerSection(const BenchOptions& o, std::vector<Figure>* out);
 bool RunScoringSection(const BenchOptions& o, std::vector<Figure>* out);
 bool RunRulerFullSection(const BenchOptions& o, std::vector<Figure>* out);
 bool RunProbeSection(const BenchOptions& o, std::vector<Figure>* out);
+bool RunLiveCodeBenchSection(const BenchOptions& o, std::vector<Figure>* out);
 // evalrun against a real llama-server (EVALRUN_LLAMA_SERVER) beside a plain
 // Python client sending the same bodies: CPU per request and wall time
 // (bench_client.cc; --only client, --requests N).

@@ -150,7 +150,7 @@ Status ParseLcbRow(std::string_view line, const std::string& where, const LcbRea
     if (!it->is_string()) return Status::InvalidInput(where + ": metadata.func_name: expected a string");
     out->func_name = it->get<std::string>();
   }
-  if (options.decode_private_tests)
+  if (options.decode_private_tests && (!options.decode_only || options.decode_only(*out)))
     EVALRUN_RETURN_IF_ERROR(ParsePrivateTests(private_text, where + ": private_test_cases", out));
   return Status::Ok();
 }

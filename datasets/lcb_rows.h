@@ -66,6 +66,9 @@ struct LcbReadOptions {
   // Decode private_test_cases (the expensive part). Off, only the other
   // fields are read (private_tests stays empty): a selection pass.
   bool decode_private_tests = true;
+  // With decode_private_tests: decode only the rows this returns true for
+  // (the others keep private_tests empty); unset: every row.
+  std::function<bool(const LcbProblem&)> decode_only;
   // The date window, inclusive at both ends, compared with the full
   // contest_date as the official does (an end_date of 2025-01-31 means
   // midnight: a contest later that day is outside).

@@ -31,11 +31,15 @@ std::string Joined(const SampleRecord& r, const std::vector<std::string>& fields
 
 constexpr size_t kAnswerShownBytes = 80;
 
-// Unit::answer of a choice or fraction record.
+// Unit::answer of a choice, code or fraction record.
 std::string AnswerText(const SampleRecord& r) {
   if (const auto* c = std::get_if<ChoiceVerdict>(&r.verdict)) {
     std::string s = c->extracted ? std::string(1, *c->extracted) : "(no answer)";
     return c->cut_off ? s + " (cut off)" : s;
+  }
+  if (const auto* c = std::get_if<CodeVerdict>(&r.verdict)) {  // passed, or the failure and its message
+    std::string s = c->passed ? "passed" : c->failure + (c->message.empty() ? "" : ": " + c->message);
+    return Utf8Shortened(c->cut_off && c->passed ? s + " (cut off)" : s, kAnswerShownBytes);
   }
   std::string s = Utf8Shortened(r.response, kAnswerShownBytes);
   for (char& ch : s)
@@ -62,7 +66,7 @@ bool BySeveralEndpoints(const std::vector<SampleRecord>& records) {
   return false;
 }
 
-// Choice and fraction: one unit per record, scored by its headline.
+// Choice, code and fraction: one unit per record, scored by its headline.
 PartUnits ScoredUnits(const FolderPart& part, const std::vector<SampleRecord>& records, Metric m) {
   const PartDefinition* def = part.definition;
   std::vector<GroupDimension> dims;
@@ -146,6 +150,8 @@ PartUnits ExtractUnits(const FolderPart& part, const std::vector<SampleRecord>& 
       return InstructionUnits(records);
     case VerdictKind::kChoice:
       return ScoredUnits(part, records, Metric{"accuracy", "accuracy", {}, {}});
+    case VerdictKind::kCode:  // pass/fail units: McNemar on the flips
+      return ScoredUnits(part, records, Metric{"pass_at_1", "pass@1", {}, {}});
     case VerdictKind::kFraction:
     case VerdictKind::kLogprobs:  // compared by compare_probe.h, never by units
       break;

@@ -110,7 +110,14 @@ json BrowserSample(const FolderPart& part, const SampleRecord& s, int max_chars)
     o["category"] = s.Text(label[0]).empty() ? s.category : cat;
     o["gold"] = s.Text("gold");
     o["extracted"] = choice && choice->extracted ? std::string(1, *choice->extracted) : "";
-    if (!choice) extra.push_back({"score", FormatDouble("%.3f", score)});
+    if (const auto* code = std::get_if<CodeVerdict>(&s.verdict)) {
+      extra.push_back({"verdict (" + code->profile + ")", code->passed ? "passed" : code->failure});
+      if (!code->message.empty()) extra.push_back({"first failure", code->message});
+      if (code->other)
+        extra.push_back({"verdict (" + code->other->profile + ")", code->other->passed ? "passed" : code->other->failure});
+    } else if (!choice) {
+      extra.push_back({"score", FormatDouble("%.3f", score)});
+    }
   }
   o["verdict"] = Verdict(score);
   o["extra"] = extra;
@@ -273,6 +280,30 @@ void ChoiceSection(const FolderPart& part, const json& p, PartSections* out) {
                              {"rows", rows}});
 }
 
+// Code verdicts (LiveCodeBench): pass@1 and its stderr (results.json,
+// fractions 0..1), bar charts by difficulty, platform and contest month.
+void CodeSection(const FolderPart& part, const json& p, PartSections* out) {
+  out->row["metric"] = "pass@1 (" + JsonText(JsonAt(p, {"profile"})) + ")";
+  std::optional<double> sc = Num(p, {"score"}), se = Num(p, {"stderr"});
+  out->row["score"] = sc ? json(*sc * 100) : json();
+  out->row["stderr"] = se ? json(*se * 100) : json();
+  for (const auto& [key, dim] : {std::pair<const char*, const char*>{"by_difficulty", "difficulty"},
+                                 {"by_platform", "platform"}, {"by_month", "contest month"}}) {
+    const json& groups = JsonAt(p, {key});
+    if (!groups.is_object() || groups.empty()) continue;
+    json rows = json::array();
+    for (auto it = groups.begin(); it != groups.end(); ++it) {
+      std::optional<double> ps = Num(*it, {"pass_at_1"});
+      rows.push_back({{"name", it.key()}, {"n", OptJson(Num(*it, {"n"}))}, {"correct", OptJson(Num(*it, {"passed"}))},
+                      {"score", ps ? json(*ps * 100) : json()}});
+    }
+    out->categories.push_back({{"part", part.name},
+                               {"title", part.display_name + ": pass@1 by " + dim},
+                               {"dimension", dim},
+                               {"rows", rows}});
+  }
+}
+
 // The part's records for the browser (none when its kind is unknown or its
 // samples.jsonl is missing: then a note says so).
 Status PartRecords(const RunFolder& run, const FolderPart& part, std::vector<SampleRecord>* records, json* notes) {
@@ -381,6 +412,8 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
       ChoiceSection(part, p, &sec);
     } else if (part.kind == VerdictKind::kLogprobs) {
       ProbeSection(part, p, records, &sec);
+    } else if (part.kind == VerdictKind::kCode) {
+      CodeSection(part, p, &sec);
     } else {
       // A part without verdicts, or one this report does not know: its
       // score as results.json has it.

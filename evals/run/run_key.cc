@@ -161,6 +161,9 @@ StepExit OpenRun(Job* job, const Server& server, FILE* err) {
   for (const auto* list : {&job->parts, &job->procedures})
     for (const PartRun& r : *list) requests[r.name] = r.request.ToJson();
   run_json["part_requests"] = requests;
+  // Where a part runs model-written code: its sandbox level and interpreter.
+  for (const PartRun& r : job->parts)
+    if (r.prepared.info.contains("sandbox")) run_json["sandbox"][r.name] = r.prepared.info["sandbox"];
   run_json["server"] = server.props.ToJson();
   run_json["server"]["base_url"] = card.server.base_url;
   run_json["slots"] = server.slots;

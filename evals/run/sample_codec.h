@@ -14,12 +14,14 @@
 //                cut_off, correct (= strict.follow_all_instructions)
 //   fraction     score (0..1), cut_off, null
 //   logprobs     top_logprobs [{id, token, logprob}], cut_off
+//   code         passed, failure, profile, outcomes, failed_test, message,
+//                code_sha256, cut_off, other_profile, correct (= passed)
 // and every other key: the part's item fields (gold, subdomain, task, ...).
 //
 // Decoding names the line and the field: "runs/x/ifeval/samples.jsonl:12:
 // instruction_id_list: expected an array of strings". Common fields a line
 // lacks take their defaults (hand-made files); the verdict's main field
-// (correct, strict, score) is required.
+// (correct, strict, score, passed) is required.
 //
 // Thread-safety: pure functions.
 #ifndef EVALRUN_EVALS_RUN_SAMPLE_CODEC_H_

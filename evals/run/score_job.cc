@@ -42,6 +42,7 @@ StepExit PrepareScoredPart(const ScoreOptions& opts, Job* job, FILE* err) {
   ctx.input_override = opts.input_path;
   st = r.part->Prepare(ctx, &r.prepared);
   if (!st.ok()) return Stop(err, st.Prefixed("part " + r.name), kExitBadInput);
+  for (const auto& n : r.prepared.notes) std::fprintf(err, "evalrun: %s: %s\n", r.name.c_str(), n.c_str());
   for (size_t i = 0; i < r.prepared.items.size(); ++i) r.index_by_id[r.prepared.items[i].id] = static_cast<int>(i);
   return std::nullopt;
 }

@@ -1,18 +1,19 @@
 #include "evals/run/verdict.h"
 
 #include <cmath>
+#include <iterator>
 
 namespace evalrun {
 namespace {
 
-constexpr const char* kNames[] = {"choice", "instruction", "fraction", "logprobs"};
+constexpr const char* kNames[] = {"choice", "instruction", "fraction", "logprobs", "code"};
 
 }  // namespace
 
 const char* VerdictKindName(VerdictKind kind) { return kNames[static_cast<int>(kind)]; }
 
 bool VerdictKindByName(std::string_view name, VerdictKind* kind) {
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < static_cast<int>(std::size(kNames)); ++i) {
     if (name == kNames[i]) {
       *kind = static_cast<VerdictKind>(i);
       return true;
@@ -27,6 +28,7 @@ double HeadlineScore(const Verdict& v) {
   if (const auto* c = std::get_if<ChoiceVerdict>(&v)) return c->correct ? 1.0 : 0.0;
   if (const auto* i = std::get_if<InstructionVerdict>(&v)) return i->strict.all ? 1.0 : 0.0;
   if (const auto* l = std::get_if<LogprobsVerdict>(&v)) return l->top.empty() ? 0.0 : std::exp(l->top[0].logprob);
+  if (const auto* c = std::get_if<CodeVerdict>(&v)) return c->passed ? 1.0 : 0.0;
   return std::get<FractionVerdict>(v).score;
 }
 
@@ -45,6 +47,8 @@ void MarkTooLong(Verdict* v) {
     f->null = false;
   } else if (auto* l = std::get_if<LogprobsVerdict>(v)) {
     l->cut_off = false;
+  } else if (auto* c = std::get_if<CodeVerdict>(v)) {
+    c->cut_off = false;
   }
 }
 

@@ -21,11 +21,11 @@
 namespace evalrun {
 
 // The kinds, named in results.json (`parts.<name>.kind`) as "choice",
-// "instruction", "fraction", "logprobs".
-enum class VerdictKind { kChoice, kInstruction, kFraction, kLogprobs };
+// "instruction", "fraction", "logprobs", "code".
+enum class VerdictKind { kChoice, kInstruction, kFraction, kLogprobs, kCode };
 
 const char* VerdictKindName(VerdictKind kind);
-// False (and *kind untouched) for a name that is none of the three.
+// False (and *kind untouched) for a name that is none of them.
 bool VerdictKindByName(std::string_view name, VerdictKind* kind);
 
 // Multiple choice: a letter read from the answer (or none), against the
@@ -71,13 +71,35 @@ struct LogprobsVerdict {
   bool cut_off = false;  // never set: one token is always asked
 };
 
-using Verdict = std::variant<ChoiceVerdict, InstructionVerdict, FractionVerdict, LogprobsVerdict>;
+// A program graded by running it on tests (LiveCodeBench): passed, or the
+// first failure ("wrong_answer", "time_limit", "runtime_error",
+// "compile_error", "no_code", "cut_off"), one outcome per test run (the
+// grader's codes: 1 passed, <= 0 failed), the code's sha256. `other`: the
+// verdict of a second grading profile where it differs from this one's.
+struct CodeOutcome {
+  std::string profile;  // "official", "fixed"
+  bool passed = false;
+  std::string failure = "none";
+};
+struct CodeVerdict {
+  bool passed = false;
+  std::string failure = "none";
+  std::string profile;             // the profile `passed` is under
+  std::vector<int> outcomes;
+  int failed_test = -1;            // the first failing test (-1: none, or not known)
+  std::string message;             // the first failure in words
+  std::string code_sha256;
+  bool cut_off = false;            // the answer ended at max_tokens (passed or not)
+  std::optional<CodeOutcome> other;
+};
+
+using Verdict = std::variant<ChoiceVerdict, InstructionVerdict, FractionVerdict, LogprobsVerdict, CodeVerdict>;
 
 VerdictKind KindOf(const Verdict& v);
 
 // The answer's share of the headline score: 1 or 0 (choice: correct;
-// instruction: strict, all followed), the fraction, or (logprobs) the top
-// candidate's probability.
+// instruction: strict, all followed; code: passed), the fraction, or
+// (logprobs) the top candidate's probability.
 double HeadlineScore(const Verdict& v);
 
 bool IsCutOff(const Verdict& v);

@@ -174,6 +174,77 @@ class LogprobsCodec : public VerdictCodec {
   }
 };
 
+
+// code: passed, failure, profile, outcomes (ints), failed_test (null: none),
+// message, code_sha256, cut_off, other_profile (null, or {profile, passed,
+// failure}: a second profile's verdict where it differs), correct (= passed).
+bool IsCodeFailure(const std::string& f) {
+  for (const char* k : {"none", "wrong_answer", "time_limit", "runtime_error", "compile_error", "no_code", "cut_off"})
+    if (f == k) return true;
+  return false;
+}
+
+Status DecodeCodeOther(const LineReader& in, CodeVerdict* c) {
+  const json* o = in.Find("other_profile");
+  if (!o || o->is_null()) return Status::Ok();
+  auto p = o->find("profile"), ok = o->find("passed"), f = o->find("failure");
+  if (!o->is_object() || p == o->end() || !p->is_string() || ok == o->end() || !ok->is_boolean() ||
+      f == o->end() || !f->is_string() || !IsCodeFailure(f->get<std::string>()))
+    return in.Expected("other_profile", "null or {profile, passed, failure}", o);
+  c->other = CodeOutcome{p->get<std::string>(), ok->get<bool>(), f->get<std::string>()};
+  return Status::Ok();
+}
+
+class CodeCodec : public VerdictCodec {
+ public:
+  const std::vector<std::string>& Keys() const override {
+    static const std::vector<std::string> kKeys = {"passed",  "failure",     "profile", "outcomes",      "failed_test",
+                                                   "message", "code_sha256", "cut_off", "other_profile", "correct"};
+    return kKeys;
+  }
+
+  void Encode(const Verdict& v, json* line) const override {
+    const CodeVerdict& c = std::get<CodeVerdict>(v);
+    (*line)["passed"] = c.passed;
+    (*line)["failure"] = c.failure;
+    (*line)["profile"] = c.profile;
+    (*line)["outcomes"] = c.outcomes;
+    (*line)["failed_test"] = c.failed_test >= 0 ? json(c.failed_test) : json();
+    (*line)["message"] = c.message;
+    (*line)["code_sha256"] = c.code_sha256;
+    (*line)["cut_off"] = c.cut_off;
+    (*line)["other_profile"] =
+        c.other ? json{{"profile", c.other->profile}, {"passed", c.other->passed}, {"failure", c.other->failure}}
+                : json();
+    (*line)["correct"] = c.passed;
+  }
+
+  Status Decode(const LineReader& in, Verdict* out) const override {
+    CodeVerdict c;
+    EVALRUN_RETURN_IF_ERROR(in.Bool("passed", &c.passed, true));
+    EVALRUN_RETURN_IF_ERROR(in.String("failure", &c.failure));
+    if (!IsCodeFailure(c.failure))
+      return in.Error("failure", "expected none, wrong_answer, time_limit, runtime_error, compile_error, no_code or "
+                                 "cut_off, got \"" + c.failure + "\"");
+    EVALRUN_RETURN_IF_ERROR(in.String("profile", &c.profile));
+    const json* o = in.Find("outcomes");
+    if (o && !o->is_null()) {
+      if (!o->is_array()) return in.Expected("outcomes", "an array of integers", o);
+      for (const json& x : *o) {
+        if (!x.is_number_integer()) return in.Expected("outcomes", "an array of integers", o);
+        c.outcomes.push_back(x.get<int>());
+      }
+    }
+    EVALRUN_RETURN_IF_ERROR(in.IntOrNull("failed_test", &c.failed_test));
+    EVALRUN_RETURN_IF_ERROR(in.String("message", &c.message));
+    EVALRUN_RETURN_IF_ERROR(in.String("code_sha256", &c.code_sha256));
+    EVALRUN_RETURN_IF_ERROR(in.Bool("cut_off", &c.cut_off));
+    EVALRUN_RETURN_IF_ERROR(DecodeCodeOther(in, &c));
+    *out = std::move(c);
+    return Status::Ok();
+  }
+};
+
 }  // namespace
 
 const VerdictCodec& CodecFor(VerdictKind kind) {
@@ -181,11 +252,13 @@ const VerdictCodec& CodecFor(VerdictKind kind) {
   static const InstructionCodec kInstruction;
   static const FractionCodec kFraction;
   static const LogprobsCodec kLogprobs;
+  static const CodeCodec kCode;
   switch (kind) {
     case VerdictKind::kChoice: return kChoice;
     case VerdictKind::kInstruction: return kInstruction;
     case VerdictKind::kFraction: return kFraction;
     case VerdictKind::kLogprobs: return kLogprobs;
+    case VerdictKind::kCode: return kCode;
   }
   return kChoice;
 }

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -88,7 +89,8 @@ class RealSandbox : public CodeSandbox {
 
   std::string level() const override { return LevelName(level_); }
 
-  Status Run(const std::string& program, const std::string& stdin_text, SandboxResult* result) override {
+  Status Run(const std::string& program, const std::string& stdin_text, SandboxResult* result,
+             double wall_s = 0) override {
     *result = SandboxResult();
     result->level = level();
     int program_fd = MemoryFile("evalrun-sandbox-program", program);
@@ -99,6 +101,10 @@ class RealSandbox : public CodeSandbox {
       return Status::IoError(std::string("sandbox: pipe: ") + strerror(errno));
     }
     ProcessSpec spec = Spec(stdin_text);
+    if (wall_s > 0) {
+      spec.limits.wall_s = wall_s;
+      spec.limits.cpu_s = std::max(spec.limits.cpu_s, wall_s);
+    }
     spec.pass_fds = {program_fd};
     if (status_pipe[1] >= 0) spec.pass_fds.push_back(status_pipe[1]);
     Status st = runner_->Run(spec, &result->process);

@@ -114,8 +114,11 @@ class CodeSandbox {
  public:
   virtual ~CodeSandbox() = default;
   // Runs `program` with `stdin_text`. Ok whenever the code ran; *result
-  // says how it ended.
-  virtual Status Run(const std::string& program, const std::string& stdin_text, SandboxResult* result) = 0;
+  // says how it ended. wall_s > 0: this run's wall limit instead of
+  // limits.wall_s, and its CPU limit at least as long (a grader that runs
+  // many tests in one process needs the limit of all of them).
+  virtual Status Run(const std::string& program, const std::string& stdin_text, SandboxResult* result,
+                     double wall_s = 0) = 0;
   // "namespaces" or "rlimits".
   virtual std::string level() const = 0;
 };

@@ -1,0 +1,167 @@
+// Section "livecodebench" (not in the default sections: --only
+// livecodebench): what grading model-written code costs on this machine.
+//
+//   grading cost   one answer graded in the sandbox (scorers/
+//                  lcb_sandbox_runner.h, the level the machine allows; the
+//                  bench passes unsafe_exec) on a stdin problem of 1 and of
+//                  `kTests` tests: the fixed cost per answer (the
+//                  interpreter's start, the harness, bwrap) and the cost per
+//                  test case, (t(kTests) - t(1)) / (kTests - 1), the median of
+//                  a few runs each;
+//   occupancy      the real evalrun binary runs `kProblems` synthetic
+//                  problems (a data_file) against the in-process fake
+//                  server (4 slots, `kServiceMs` per answer) while it grades
+//                  every answer (scoring.concurrency 2, niced): the slots'
+//                  busy share n x service / (slots x span), as
+//                  tests/scoring_stage_test.cc measures it (target >= 95 %).
+#include <algorithm>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/bench.h"
+#include "evals/proc/process_runner.h"
+#include "evals/sandbox/sandbox.h"
+#include "scorers/lcb_sandbox_runner.h"
+#include "tests/support/fake_server.h"
+#include "tests/support/run_binary.h"
+
+namespace evalrun::bench {
+namespace {
+
+constexpr int kTests = 40;
+constexpr int kProblems = 24;
+constexpr int kServiceMs = 300;
+constexpr int kSlots = 4;
+
+const char* kCode = "n = int(input())\nprint(sum(map(int, input().split())))\n";
+
+LcbTestCases SumTests(int n) {
+  LcbTestCases t;
+  for (int i = 0; i < n; ++i) {
+    t.inputs.push_back("3\n" + std::to_string(i) + " 1 2\n");
+    t.outputs.push_back(std::to_string(i + 3) + "\n");
+  }
+  return t;
+}
+
+// The median wall seconds of grading kCode on `tests` tests, `runs` times.
+bool MedianGrade(const LcbRunner& runner, int tests, int runs, double* median, std::string* why) {
+  std::vector<double> t;
+  for (int i = 0; i < runs; ++i) {
+    LcbGrade g;
+    const double t0 = NowSeconds();
+    Status st = GradeLcbCode(kCode, SumTests(tests), {}, runner, &g);
+    t.push_back(NowSeconds() - t0);
+    if (!st.ok() || !g.passed()) {
+      *why = st.ok() ? "the answer did not pass: " + g.error_message : st.ToString();
+      return false;
+    }
+  }
+  std::sort(t.begin(), t.end());
+  *median = t[t.size() / 2];
+  return true;
+}
+
+bool GradingCost(std::vector<Figure>* out) {
+  const char* sec = "livecodebench";
+  std::unique_ptr<CodeSandbox> box;
+  Status st = MakeSandbox(LcbSandboxOptions("/usr/bin/python3", true), RealProcessRunner::Default(), &box);
+  if (!st.ok()) {
+    out->push_back({sec, "sandbox", st.ToString(), "", Verdict::kMiss});
+    return false;
+  }
+  const LcbRunner runner = SandboxLcbRunner(box.get());
+  double one = 0, many = 0;
+  std::string why;
+  if (!MedianGrade(runner, 1, 5, &one, &why) || !MedianGrade(runner, kTests, 5, &many, &why)) {
+    out->push_back({sec, "grading", why, "", Verdict::kMiss});
+    return false;
+  }
+  out->push_back({sec, "sandbox level", box->level(), "", Verdict::kInfo});
+  out->push_back({sec, "grading: one answer, 1 test (fixed cost: interpreter, harness, sandbox)",
+                  Fmt("%.0f ms", one * 1e3), "", Verdict::kInfo});
+  out->push_back({sec, Fmt("grading: cost per test case (%d tests: %.0f ms)", kTests, many * 1e3),
+                  Fmt("%.2f ms", (many - one) / (kTests - 1) * 1e3), "", Verdict::kInfo});
+  return true;
+}
+
+// kProblems stdin problems of kTests tests each, in the dataset's row format.
+std::string SyntheticRows() {
+  std::string rows;
+  const LcbTestCases t = SumTests(kTests);
+  for (int p = 0; p < kProblems; ++p) {
+    nlohmann::json tests = nlohmann::json::array();
+    for (int i = 0; i < kTests; ++i)
+      tests.push_back({{"input", t.inputs[i]}, {"output", t.outputs[i]}, {"testtype", "stdin"}});
+    nlohmann::json row = {{"question_title", "sum " + std::to_string(p)},
+                          {"question_content", "Problem " + std::to_string(p) + ": print the sum of the N numbers."},
+                          {"platform", "atcoder"}, {"question_id", "bench_" + std::to_string(p)},
+                          {"contest_id", "bench"}, {"contest_date", "2024-09-01T00:00:00"}, {"starter_code", ""},
+                          {"difficulty", p % 2 ? "easy" : "medium"},
+                          {"public_test_cases", nlohmann::json::array().dump()},
+                          {"private_test_cases", tests.dump()}, {"metadata", "{}"}};
+    rows += row.dump() + "\n";
+  }
+  return rows;
+}
+
+bool Occupancy(const BenchOptions& o, std::vector<Figure>* out) {
+  const char* sec = "livecodebench";
+  testing::FakeServer server({.slots = kSlots});
+  if (!server.Start()) {
+    out->push_back({sec, "occupancy", "the fake server did not start", "", Verdict::kMiss});
+    return false;
+  }
+  std::mutex mu;
+  std::vector<double> starts;
+  server.SetResponder([&](const nlohmann::json&) {
+    {
+      std::lock_guard<std::mutex> l(mu);
+      starts.push_back(NowSeconds());
+    }
+    testing::FakeReply r;
+    r.content = std::string("```python\n") + kCode + "```\n";
+    r.delay_ms = kServiceMs;
+    return r;
+  });
+  const std::string rows = o.work_dir + "/lcb_rows.jsonl", card = o.work_dir + "/lcb_card.json";
+  testing::WriteFile(rows, SyntheticRows());
+  testing::WriteFile(card, nlohmann::json{{"name", "bench-lcb"}, {"model", {{"name", "fake"}}},
+                                          {"server", {{"base_url", server.base_url()}, {"slots", kSlots}}},
+                                          {"scoring", {{"concurrency", 2}}},
+                                          {"parts", {{"livecodebench", {{"data_file", rows}, {"unsafe_exec", true}}}}}}
+                                   .dump());
+  ChildProcess child;
+  if (!child.Start({o.evalrun_binary, "--card", card, "--out", o.work_dir + "/runs", "--job", "lcb", "--data-dir",
+                    o.data_dir},
+                   o.work_dir, "lcb")) {
+    out->push_back({sec, "occupancy", "evalrun could not be started", "", Verdict::kMiss});
+    return false;
+  }
+  ChildRun run = child.Wait(600);
+  if (run.exit_code != 0 || starts.size() != static_cast<size_t>(kProblems)) {
+    out->push_back({sec, "occupancy", Fmt("exit %d: %s", run.exit_code, FileTail(run.err_path, 400).c_str()), "exit 0",
+                    Verdict::kMiss});
+    return false;
+  }
+  std::lock_guard<std::mutex> l(mu);
+  const double span = *std::max_element(starts.begin(), starts.end()) + kServiceMs / 1e3 -
+                      *std::min_element(starts.begin(), starts.end());
+  const double occ = starts.size() * (kServiceMs / 1e3) / (kSlots * span);
+  out->push_back({sec, Fmt("pool occupancy with grading on (%d answers of %d tests, %d slots, %d ms each, 2 graders)",
+                           kProblems, kTests, kSlots, kServiceMs),
+                  Fmt("%.1f %%", occ * 100), ">= 95 %", occ >= 0.95 ? Verdict::kPass : Verdict::kMiss});
+  out->push_back({sec, "the whole run: wall, CPU (user + sys)", Fmt("%.1f s, %.1f s", run.wall_s(), run.cpu_s()), "",
+                  Verdict::kInfo});
+  return true;
+}
+
+}  // namespace
+
+bool RunLiveCodeBenchSection(const BenchOptions& o, std::vector<Figure>* out) {
+  bool ok = GradingCost(out);
+  return Occupancy(o, out) && ok;
+}
+
+}  // namespace evalrun::bench
