@@ -92,6 +92,7 @@ StepExit PrepareAfterServer(Job* job, const Server& server, FILE* err) {
     if (StepExit e = MakeTokenizer(*job, server, r, &tok, err)) return e;
     PartContext ctx = ContextFor(*job, r);
     ctx.tokenizer = tok.get();
+    ctx.server = server.Transports(job->token);
     std::fprintf(err, "evalrun: %s: preparing prompts with the server's tokenizer\n", r.name.c_str());
     Status st = r.part->Prepare(ctx, &r.prepared);
     if (!st.ok()) return Stop(err, st.Prefixed("part " + r.name), kExitBadInput);
