@@ -45,6 +45,10 @@ struct PartContext {
   bool all_items = false;           // `score`: every item, ignoring the selection
   std::string input_override;       // `score --input FILE`: another dataset file
   int limit = -1;                   // --limit N: at most N items (smoke runs)
+  // A fresh connection to the server, for a part prepared after it
+  // (PartDefinition::needs_tokenizer) that asks it something of its own
+  // before any item (the thinking part's switch check); else empty.
+  TransportFactory server;
 };
 
 // One question as sent: the prompt plus what the scorer needs.
@@ -59,6 +63,10 @@ struct Item {
   ItemFields fields;             // written into each sample line (gold, choice_order, task, ...)
   int counted_prompt_tokens = -1;  // the exact prompt tokens the part counted (-1: not counted)
   int scorer_index = -1;         // private to the part: where its scorer keeps this item's data
+  // The item's own request settings, applied instead of the part's (the
+  // thinking part asks the same question with thinking on and off); unset:
+  // the part's. run.json and results.json record the part's.
+  std::optional<RequestSettings> request;
 };
 
 struct PreparedPart {

@@ -125,6 +125,7 @@ StepExit PrepareAfterServer(Job* job, const Server& server, CancelToken* cancel,
     CancellingTokenizer counted(tok.get(), cancel);
     PartContext ctx = ContextFor(*job, r);
     ctx.tokenizer = &counted;
+    ctx.server = server.Transports(job->token);
     std::fprintf(err, "evalrun: %s: preparing prompts with the server's tokenizer\n", r.name.c_str());
     Status st = r.part->Prepare(ctx, &r.prepared);
     if (cancel->cancelled()) return Interrupted(r, err);

@@ -67,6 +67,10 @@ void PrintTable(FILE* out, const std::vector<PartRun>& runs, const nlohmann::jso
     std::fprintf(out, "%-10s %7.2f%% %6d %7.2f%% %8d %8d %7d\n", r.name.c_str(), scale * num("score"),
                  static_cast<int>(num("n")), scale * num("stderr"), static_cast<int>(num("cut_off")),
                  static_cast<int>(num("no_answer")), static_cast<int>(num("failed")));
+    // A part's own plain-words lines (the thinking part's switch verdict).
+    if (p.contains("headline") && p["headline"].is_array())
+      for (const auto& line : p["headline"])
+        if (line.is_string()) std::fprintf(out, "  %s\n", line.get<std::string>().c_str());
   }
 }
 

@@ -140,8 +140,9 @@ StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out) {
   // Each prompt is made whole (read back from the spool) only when sent,
   // with the part's own request settings.
   const PromptSource prompts = [r](size_t i, Prompt* p) {
-    EVALRUN_RETURN_IF_ERROR(LoadItemPrompt(r->prepared, r->prepared.items[i], p));
-    r->request.ApplyTo(&p->params);
+    const Item& item = r->prepared.items[i];
+    EVALRUN_RETURN_IF_ERROR(LoadItemPrompt(r->prepared, item, p));
+    (item.request ? *item.request : r->request).ApplyTo(&p->params);
     return Status::Ok();
   };
   std::vector<bool> admission;

@@ -2,7 +2,10 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 namespace evalrun::testing {
 
@@ -12,7 +15,25 @@ struct CountingProxy::Impl {
   std::thread thread;
   mutable std::mutex mu;
   std::map<std::string, int> counts;
+  std::atomic<bool> strip_kwargs{false};
 };
+
+namespace {
+
+bool IsChat(const std::string& path) {
+  const std::string tail = "/chat/completions";
+  return path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The body without chat_template_kwargs (as it is when not JSON).
+std::string WithoutKwargs(const std::string& body) {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return body;
+  j.erase("chat_template_kwargs");
+  return j.dump();
+}
+
+}  // namespace
 
 CountingProxy::CountingProxy(std::string upstream) : impl_(std::make_unique<Impl>()) {
   impl_->upstream = std::move(upstream);
@@ -32,7 +53,8 @@ bool CountingProxy::Start() {
     c.set_write_timeout(600, 0);
     httplib::Headers h;
     if (req.has_header("Authorization")) h.emplace("Authorization", req.get_header_value("Authorization"));
-    auto r = req.method == "POST" ? c.Post(req.path, h, req.body, "application/json") : c.Get(req.path, h);
+    const std::string body = im->strip_kwargs && IsChat(req.path) ? WithoutKwargs(req.body) : req.body;
+    auto r = req.method == "POST" ? c.Post(req.path, h, body, "application/json") : c.Get(req.path, h);
     if (!r) {
       res.status = 502;
       res.set_content("{\"error\":{\"code\":502,\"message\":\"proxy: upstream did not answer\"}}",
@@ -57,6 +79,8 @@ void CountingProxy::Stop() {
   if (impl_->http.is_running()) impl_->http.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
 }
+
+void CountingProxy::StripChatTemplateKwargs() { impl_->strip_kwargs = true; }
 
 int CountingProxy::Count(const std::string& key) const {
   std::lock_guard<std::mutex> l(impl_->mu);

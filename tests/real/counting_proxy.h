@@ -2,7 +2,8 @@
 // it forwards, by method and path: the real llama-server logs none, and the
 // lane must tell how often a question was asked. Forwards bodies and status
 // codes as they are (not streaming; one upstream connection per handler
-// thread). Tests only.
+// thread); StripChatTemplateKwargs plays a gateway that drops the thinking
+// switch. Tests only.
 #ifndef EVALRUN_TESTS_REAL_COUNTING_PROXY_H_
 #define EVALRUN_TESTS_REAL_COUNTING_PROXY_H_
 
@@ -24,6 +25,9 @@ class CountingProxy {
   std::string base_url() const { return origin() + "/v1"; }
   // How many requests of "POST /v1/chat/completions" (etc.) were forwarded.
   int Count(const std::string& method_and_path) const;
+  // From now on, removes chat_template_kwargs from the bodies of chat
+  // requests (POST .../chat/completions), as a gateway that drops it does.
+  void StripChatTemplateKwargs();
 
  private:
   struct Impl;

@@ -44,7 +44,11 @@ int FreeLoopbackPort() {
 std::vector<std::string> LlamaServerArgv(const LlamaServerArgs& a, int port, const std::string& port_text) {
   std::vector<std::string> v = {LlamaServerBinary(), "-m", ModelPath(a.model), "--host", "127.0.0.1",
                                 "--port", port_text.empty() ? std::to_string(port) : port_text,
-                                "-t", "1", "--chat-template", "chatml", "--no-webui"};
+                                "-t", "1", "--no-webui"};
+  if (!a.chat_template.empty()) {
+    v.push_back("--chat-template");
+    v.push_back(a.chat_template);
+  }
   if (a.ctx > 0) {
     v.push_back("-c");
     v.push_back(std::to_string(a.ctx));

@@ -35,10 +35,12 @@ struct LlamaServerArgs {
   bool metrics = true;      // --metrics
   std::string alias;        // --alias, when not empty
   std::vector<std::string> extra;  // more flags, as they are
+  // --chat-template; "": not given (the model's own, e.g. with --jinja in extra)
+  std::string chat_template = "chatml";
 };
 
 // The full argv for a port (binary first): --host 127.0.0.1 --port N -t 1
-// --chat-template chatml --no-webui and the args. `port_text` replaces the
+// --chat-template chatml (args.chat_template) --no-webui and the args. `port_text` replaces the
 // port number when not empty (a card's "{port}" placeholder).
 std::vector<std::string> LlamaServerArgv(const LlamaServerArgs& args, int port,
                                          const std::string& port_text = "");

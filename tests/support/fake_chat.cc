@@ -143,6 +143,20 @@ Plan MakePlan(const FakeReply& reply, int limit, const std::vector<std::string>&
   return p;
 }
 
+// reasoning_budget_tokens (or thinking_budget_tokens) >= 0: the reasoning
+// ends after that many tokens and the answer follows (the model is made to
+// close its reasoning; the tokens that close it are not counted here).
+void EndReasoningAtBudget(const nlohmann::json& body, FakeReply* reply) {
+  for (const char* key : {"reasoning_budget_tokens", "thinking_budget_tokens"}) {
+    auto it = body.find(key);
+    if (it == body.end() || !it->is_number_integer() || it->get<int>() < 0) continue;
+    const int budget = it->get<int>();
+    if (FakeTokenCount(reply->reasoning_content) > budget)
+      reply->reasoning_content = FakeFirstTokens(reply->reasoning_content, budget);
+    return;
+  }
+}
+
 void Overflow(FakeHttpResponse* res) { FakeError(res, 500, "Context size has been exceeded.", "server_error"); }
 
 }  // namespace
@@ -164,7 +178,9 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
     for (const auto& m : body["messages"])
       if (!m.is_object() || ((!m.contains("role") || m["role"] != "assistant") && !m.contains("content")))
         return FakeError(res, 400, "All non-assistant messages must contain 'content'", "invalid_request_error");
-    prompt_text = FakeApplyTemplate(body["messages"]);
+    const FakeServerOptions o = options();
+    if (o.drop_template_kwargs) body.erase("chat_template_kwargs");  // the gateway's doing
+    prompt_text = FakeApplyTemplate(body["messages"], true, o.thinking_switch && FakeThinkingOff(body));
   } else {
     if (!body.is_object() || !body.contains("prompt"))
       return FakeError(res, 400, "[json.exception.out_of_range.403] key 'prompt' not found", "invalid_request_error");
@@ -198,6 +214,7 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   // A completion's "model" never stops (as the reference model, which
   // almost never writes EOS); a chat's says what the Responder says.
   FakeReply reply = chat ? respond(body) : FakeReply{"", "", "length"};
+  if (chat) EndReasoningAtBudget(body, &reply);
   // Read after the Responder, under the lock a test's accessors take, so
   // what the Responder touched happens before what the test reads next.
   const FakeServerOptions o = options();

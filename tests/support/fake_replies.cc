@@ -185,7 +185,7 @@ std::string FakePropsBody(const FakeServerFacts& f) {
   p["endpoint_metrics"] = f.endpoint_metrics;
   p["ui"] = false;
   p["ui_settings"] = OrderedJson::object();
-  p["chat_template"] = std::string(kFakeChatTemplate);
+  p["chat_template"] = std::string(f.thinking_switch ? kFakeQwen3ChatTemplate : kFakeChatTemplate);
   p["chat_template_caps"] = {{"supports_object_arguments", false}, {"supports_parallel_tool_calls", false},
                              {"supports_preserve_reasoning", false}, {"supports_reasoning_effort", false},
                              {"supports_string_content", true},     {"supports_system_role", true},

@@ -38,6 +38,7 @@ struct FakeServerFacts {
   std::string build_info = "b10470-34af94c";
   bool endpoint_slots = true;
   bool endpoint_metrics = false;
+  bool thinking_switch = false;  // /props shows kFakeQwen3ChatTemplate
 };
 
 // default_generation_settings.params of /props.

@@ -54,6 +54,7 @@ FakeServerFacts FakeServer::Impl::Facts() const {
   f.build_info = opts.build_info;
   f.endpoint_metrics = opts.metrics;
   f.endpoint_slots = opts.slots_endpoint;
+  f.thinking_switch = opts.thinking_switch;
   return f;
 }
 
@@ -186,7 +187,8 @@ void FakeServer::Impl::Route(const FakeHttpRequest& req, FakeHttpResponse* res) 
         if (!j.contains("messages")) return FakeError(res, 400, "'messages' is required", "invalid_request_error");
         if (!j["messages"].is_array())
           return FakeError(res, 400, "Expected 'messages' to be an array", "invalid_request_error");
-        res->body = OrderedJson{{"prompt", FakeApplyTemplate(j["messages"], j.value("add_generation_prompt", true))}}
+        res->body = OrderedJson{{"prompt", FakeApplyTemplate(j["messages"], j.value("add_generation_prompt", true),
+                                                              o.thinking_switch && FakeThinkingOff(j))}}
                         .dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
       }
     } catch (const nlohmann::json::exception& e) {

@@ -28,7 +28,13 @@
 //   - POST /completion and /v1/completions (non-streamed), with the first
 //     token's candidates for n_probs (completion_probabilities) and
 //     logprobs (choices[0].logprobs.content), shaped as b10470 writes them
-//     (fake_logprobs.h scripts the distribution).
+//     (fake_logprobs.h scripts the distribution);
+//   - a thinking model: FakeReply::reasoning_content comes back as
+//     message.reasoning_content (or the script writes <think>...</think>
+//     into the content itself); reasoning_budget_tokens (or
+//     thinking_budget_tokens) ends the reasoning after that many tokens and
+//     the answer follows; the template's switch (thinking_switch) and a
+//     gateway that drops it (drop_template_kwargs).
 // Malformed JSON gets 500 with nlohmann's parse error, as llama-server.
 //
 // Thread-safe: the handlers run on the server's own threads; options and
@@ -115,6 +121,16 @@ struct FakeServerOptions {
   // n_probs / logprobs (fake_logprobs.h): 0 = the reference model; a small
   // value stands for an engine bug that shifts every distribution a little.
   double logprob_shift = 0;
+  // Qwen3's thinking switch in the chat template: a request with
+  // chat_template_kwargs {"enable_thinking": false} (chat or /apply-template)
+  // gets the empty think block "<think>\n\n</think>\n\n" after the
+  // generation prompt, and /props shows a template that names
+  // enable_thinking (kFakeQwen3ChatTemplate). false: chatml, no switch.
+  bool thinking_switch = false;
+  // A gateway in front that strips chat_template_kwargs from chat requests:
+  // neither the template nor the Responder sees them (/apply-template is
+  // not behind it).
+  bool drop_template_kwargs = false;
 };
 
 // The options of a server whose distributions are bent by `shift`

@@ -15,6 +15,17 @@ const char kFakeChatTemplate[] =
     "  {{- '<|im_start|>assistant\n' -}}\n"
     "{%- endif -%}";
 
+const char kFakeQwen3ChatTemplate[] =
+    "{%- for message in messages -%}\n"
+    "  {{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' -}}\n"
+    "{%- endfor -%}\n"
+    "{%- if add_generation_prompt -%}\n"
+    "  {{- '<|im_start|>assistant\n' -}}\n"
+    "  {%- if enable_thinking is defined and enable_thinking is false -%}\n"
+    "    {{- '<think>\n\n</think>\n\n' -}}\n"
+    "  {%- endif -%}\n"
+    "{%- endif -%}";
+
 namespace {
 
 bool WordByte(unsigned char c) { return std::isalnum(c) || c >= 0x80; }
@@ -107,7 +118,13 @@ std::vector<uint64_t> FakeTokenHashes(std::string_view text) {
   return out;
 }
 
-std::string FakeApplyTemplate(const nlohmann::json& messages, bool add_generation_prompt) {
+bool FakeThinkingOff(const nlohmann::json& body) {
+  if (!body.is_object() || !body.contains("chat_template_kwargs")) return false;
+  const auto& k = body["chat_template_kwargs"];
+  return k.is_object() && k.contains("enable_thinking") && k["enable_thinking"] == false;
+}
+
+std::string FakeApplyTemplate(const nlohmann::json& messages, bool add_generation_prompt, bool thinking_off) {
   std::string out;
   if (messages.is_array())
     for (const auto& m : messages) {
@@ -115,7 +132,8 @@ std::string FakeApplyTemplate(const nlohmann::json& messages, bool add_generatio
       const std::string role = m.contains("role") && m["role"].is_string() ? m["role"].get<std::string>() : "";
       out += "<|im_start|>" + role + "\n" + (m.contains("content") ? ContentText(m["content"]) : "") + "<|im_end|>\n";
     }
-  return add_generation_prompt ? out + "<|im_start|>assistant\n" : out;
+  if (!add_generation_prompt) return out;
+  return out + "<|im_start|>assistant\n" + (thinking_off ? "<think>\n\n</think>\n\n" : "");
 }
 
 }  // namespace evalrun::testing

@@ -51,10 +51,19 @@ std::vector<uint64_t> FakeTokenHashes(std::string_view text);
 // fallback): "<|im_start|>user\n...<|im_end|>\n<|im_start|>assistant\n".
 // A content array contributes its "text" parts joined by newlines, as
 // llama-server flattens them; other content counts as "".
-std::string FakeApplyTemplate(const nlohmann::json& messages, bool add_generation_prompt = true);
+// `thinking_off`: Qwen3's template with enable_thinking false, the empty
+// think block "<think>\n\n</think>\n\n" after the generation prompt.
+std::string FakeApplyTemplate(const nlohmann::json& messages, bool add_generation_prompt = true,
+                              bool thinking_off = false);
 
-// The template text /props reports (llama-server's chatml fallback).
+// The template text /props reports (llama-server's chatml fallback), and
+// the one of a server with Qwen3's thinking switch (its generation prompt).
 extern const char kFakeChatTemplate[];
+extern const char kFakeQwen3ChatTemplate[];
+
+// Whether a request body asks the template for thinking off
+// (chat_template_kwargs.enable_thinking false).
+bool FakeThinkingOff(const nlohmann::json& body);
 
 }  // namespace evalrun::testing
 
