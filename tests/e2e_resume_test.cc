@@ -78,6 +78,29 @@ class E2eResume : public E2eTest {
 
 // kill -9 in the middle of a run, with a torn last line as a crash in the
 // middle of a write leaves it; the same command then completes the job.
+// Cuts the last line of `path` in two; returns that line (parsed) and the
+// lines before it in *kept.
+nlohmann::json TearLastLine(const std::string& path, std::string* kept) {
+  const std::string text = ReadFile(path);
+  EXPECT_FALSE(text.empty()) << path;
+  if (text.empty()) return nlohmann::json::object();
+  EXPECT_EQ(text.back(), '\n');
+  const size_t last_start = text.rfind('\n', text.size() - 2) + 1;
+  *kept = text.substr(0, last_start);
+  const std::string last_line = text.substr(last_start, text.size() - 1 - last_start);
+  WriteFile(path, *kept + last_line.substr(0, last_line.size() / 2));
+  return nlohmann::json::parse(last_line);
+}
+
+std::set<std::string> Shas(const std::string& lines) {
+  std::set<std::string> shas;
+  EXPECT_TRUE(ParseJsonl(lines, "lines", [&](int, const nlohmann::json& line) {
+                shas.insert(line["prompt_sha256"].get<std::string>());
+                return Status::Ok();
+              }).ok());
+  return shas;
+}
+
 TEST_F(E2eResume, KillNineThenResumeAnswersEachQuestionOnce) {
   FakeServer server;
   ASSERT_TRUE(server.Start());
@@ -97,27 +120,24 @@ TEST_F(E2eResume, KillNineThenResumeAnswersEachQuestionOnce) {
   ASSERT_TRUE(enough) << ReadFile(dir_ + "/err1.txt");
   EXPECT_EQ(killed.signal, SIGKILL);
 
-  // Tear the last line in two, as a crash in the middle of its write would.
-  const std::string text = ReadFile(samples_path);
-  ASSERT_FALSE(text.empty());
-  ASSERT_EQ(text.back(), '\n');
-  const size_t last_start = text.rfind('\n', text.size() - 2) + 1;
-  const std::string kept = text.substr(0, last_start);
-  const std::string last_line = text.substr(last_start, text.size() - 1 - last_start);
-  const nlohmann::json torn = nlohmann::json::parse(last_line);
-  WriteFile(samples_path, kept + last_line.substr(0, last_line.size() / 2));
+  // Tear the last line of both files in two, as a crash in the middle of
+  // their writes would: the answer journal (answers.jsonl: each answer as it
+  // arrived) and samples.jsonl (the scored records).
+  std::string kept;
+  const nlohmann::json torn = TearLastLine(samples_path, &kept);
+  std::string kept_journal;
+  const nlohmann::json torn_answer = TearLastLine(dir_ + "/runs/k/mmlupro/answers.jsonl", &kept_journal);
   const std::string run_json = ReadFile(dir_ + "/runs/k/run.json");
-  std::set<std::string> kept_shas;
-  ASSERT_TRUE(ParseJsonl(kept, samples_path, [&](int, const nlohmann::json& line) {
-                kept_shas.insert(line["prompt_sha256"].get<std::string>());
-                return Status::Ok();
-              }).ok());
+  std::set<std::string> kept_shas = Shas(kept), journaled_shas = Shas(kept_journal);
   ASSERT_EQ(kept_shas.size(), CountLines(kept));
+  std::set<std::string> answered = kept_shas;
+  answered.insert(journaled_shas.begin(), journaled_shas.end());
   const size_t asked_before = server.requests().size();
 
   BinaryResult r = RunBinary(Argv(card, "k"), 120);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("dropped a torn last line"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("dropped a torn last line of answers.jsonl"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("dropped a torn last line of samples.jsonl"), std::string::npos) << r.err;
 
   // Lines written before are byte-identical; every question answered once.
   const std::string after = ReadFile(samples_path);
@@ -128,18 +148,23 @@ TEST_F(E2eResume, KillNineThenResumeAnswersEachQuestionOnce) {
   EXPECT_EQ(ids, PlannedIds("k"));
   EXPECT_EQ(Results("k")["parts"]["mmlupro"]["n"], kQuestions);
 
-  // The resumed run asked each unanswered question once and no kept one;
-  // the torn one was asked again. (Questions in flight at the kill were
-  // seen by the server but never recorded: they are asked again too.)
+  // The resumed run asked each unanswered question once and no kept one:
+  // an answer whose scored line was torn is scored again from the journal,
+  // one whose journal line was torn (and that was never scored) is asked
+  // again. (Questions in flight at the kill were seen by the server but
+  // never recorded: they are asked again too.)
   auto requests = server.requests();
   std::multiset<std::string> second;
   for (size_t i = asked_before; i < requests.size(); ++i) second.insert(Sha256Hex(PromptOf(requests[i])));
-  EXPECT_EQ(second.size(), kQuestions - kept_shas.size());
+  EXPECT_EQ(second.size(), kQuestions - answered.size());
   for (const auto& sha : second) {
     EXPECT_EQ(second.count(sha), 1u) << "asked twice in the resumed run";
-    EXPECT_EQ(kept_shas.count(sha), 0u) << "a kept answer was asked again";
+    EXPECT_EQ(answered.count(sha), 0u) << "a kept answer was asked again";
   }
-  EXPECT_EQ(second.count(torn["prompt_sha256"].get<std::string>()), 1u);
+  const std::string torn_sha = torn["prompt_sha256"].get<std::string>();
+  EXPECT_EQ(second.count(torn_sha), journaled_shas.count(torn_sha) ? 0u : 1u);
+  const std::string torn_answer_sha = torn_answer["prompt_sha256"].get<std::string>();
+  EXPECT_EQ(second.count(torn_answer_sha), answered.count(torn_answer_sha) ? 0u : 1u);
   std::multiset<std::string> first;
   for (size_t i = 0; i < asked_before; ++i) first.insert(Sha256Hex(PromptOf(requests[i])));
   for (const auto& sha : first) EXPECT_EQ(first.count(sha), 1u) << "asked twice before the kill";

@@ -15,6 +15,8 @@
 #include "evals/base/jsonl.h"
 #include "evals/base/redact.h"
 #include "evals/run/request_pool.h"
+#include "evals/run/run_files.h"
+#include "tests/support/run_binary.h"
 #include "tests/request_pool_fixture.h"
 
 namespace evalrun {
@@ -135,3 +137,26 @@ TEST(RequestPoolRecovery, AdmissionTightenedByABurstRecoversAsAnswersSucceed) {
 
 }  // namespace
 }  // namespace evalrun
+
+namespace evalrun::testing {
+namespace {
+
+// A model's answer is kept as the server gave it: code that builds an
+// "Authorization: Bearer " header is an answer, not a secret. Only the
+// registered key itself is taken out of the run files.
+TEST(Redact, RunFilesKeepAnswersThatSayBearerAndLoseOnlyTheKey) {
+  RegisterSecret("sk-run-files-key");
+  const std::string dir = MakeTempDir();
+  JsonlAppender out;
+  ASSERT_TRUE(out.Open(dir + "/samples.jsonl").ok());
+  const std::string code = "headers = {\"Authorization\": \"Bearer \" + token}  # --api-key x";
+  ASSERT_TRUE(out.Append(nlohmann::json{{"id", "1"}, {"response", code}, {"error", "sk-run-files-key"}}).ok());
+  out.Close();
+  const nlohmann::json line = nlohmann::json::parse(ReadFile(dir + "/samples.jsonl"));
+  EXPECT_EQ(line["response"], code);
+  EXPECT_EQ(line["error"], kRedacted);
+  RemoveTree(dir);
+}
+
+}  // namespace
+}  // namespace evalrun::testing

@@ -59,9 +59,14 @@ void RegisterSecret(const std::string& secret) {
   g_secrets = std::move(next);
 }
 
-std::string Redact(std::string_view text) {
+std::string RedactSecrets(std::string_view text) {
   std::string out(text);
   for (const std::string& s : *Secrets()) ReplaceAll(&out, s);
+  return out;
+}
+
+std::string Redact(std::string_view text) {
+  std::string out = RedactSecrets(text);
   for (std::string_view marker : {"--api-key", "Bearer ", "Authorization:", "authorization:", "X-Api-Key:",
                                   "x-api-key:", "api-key:"})
     if (out.find(marker) != std::string::npos) RedactAfter(&out, marker);

@@ -8,9 +8,9 @@
 //     line, as load.jsonl records it), after "Bearer " and after
 //     "Authorization:" / "X-Api-Key:" / "api-key:" (request headers a server
 //     quoted back in an error), whatever key it is.
-// A value ends at whitespace, a quote, a backslash, ',' or ';'. The run
-// files (WriteFileAtomically, JsonlAppender), load.jsonl and the errors the
-// client records go through it.
+// A value ends at whitespace, a quote, a backslash, ',' or ';'. load.jsonl
+// and the errors the client records go through it; the run files
+// (WriteFileAtomically, JsonlAppender) through RedactSecrets below.
 //
 // Thread-safe: RegisterSecret takes a lock; Redact reads a snapshot.
 #ifndef EVALRUN_EVALS_BASE_REDACT_H_
@@ -30,6 +30,13 @@ inline constexpr char kRedacted[] = "[redacted]";
 void RegisterSecret(const std::string& secret);
 
 std::string Redact(std::string_view text);
+
+// The registered keys alone (as is and JSON-escaped), not the patterns: for
+// the run files, whose lines hold model answers that may well say "Bearer
+// " + token in code they write (samples.jsonl, answers.jsonl), and must be
+// kept as the server gave them. What quotes a server or another process
+// (errors, load.jsonl) goes through Redact.
+std::string RedactSecrets(std::string_view text);
 
 // Ok, or InvalidInput "<field>: the environment variable <env> ..." when
 // the key holds a control character (CR or LF would add headers to every

@@ -76,6 +76,8 @@ json PartResult(const ShardSet& set, const MergedPart& mp) {
   json r = part->Aggregate(mp.records, mp.failed, prepared);
   r["kind"] = VerdictKindName(*mp.folder.kind);
   r["info"] = prepared.info;
+  // The shards share the run key, so their request settings are the same.
+  if (first.contains("request")) r["request"] = first["request"];
   r["planned"] = mp.selected.size();
   r["complete"] = mp.absent.empty();
   int too_long = 0;

@@ -28,7 +28,7 @@ AnswerWriter::AnswerWriter(const Part& part, const PreparedPart& prepared, Progr
   stage_ = std::make_unique<ScoringStage>(
       scoring,
       [this](size_t i, UnscoredAnswer a) { return ScoreAnswer(part_, prepared_.items[i], std::move(a)); },
-      [this](size_t, SampleRecord rec) { Sink(std::move(rec)); }, cancel);
+      [this](size_t, SampleRecord rec) { Sink(std::move(rec)); }, nullptr);
 }
 
 AnswerWriter::~AnswerWriter() { stage_.reset(); }
@@ -105,7 +105,8 @@ void AnswerWriter::ScoreJournaled(std::vector<std::pair<size_t, UnscoredAnswer>>
 }
 
 void AnswerWriter::OnAnswer(size_t i, const CallResult& r) {
-  if (r.status == CallStatus::kCancelled || cancel_->cancelled()) return;
+  // An answer that arrives after Ctrl-C (it was in flight) is kept.
+  if (r.status == CallStatus::kCancelled || !error().ok()) return;
   const Item& item = prepared_.items[i];
   if (r.status == CallStatus::kFailed) {  // not an answer: asked again on resume
     ++failed_;
@@ -142,9 +143,22 @@ void AnswerWriter::OnBatchEnd() {
   unsynced_.clear();
 }
 
+// Stopped by the user, scoring gets a moment to catch up (a quick scorer
+// always does); a slow one's answers not yet started stay journaled for
+// resume, and the running ones finish.
+constexpr double kScoringGraceOnCancelS = 2.0;
+
 void AnswerWriter::Finish(FILE* err) {
-  if (stage_->backlog() > 0 && !cancel_->cancelled() && err)
+  if (cancel_->cancelled()) {
+    if (!stage_->WaitFor(kScoringGraceOnCancelS)) {
+      stage_->Abandon();
+      if (err)
+        std::fprintf(err, "\nevalrun: leaving %d answers unscored (journaled: resume scores them)\n",
+                     stage_->backlog());
+    }
+  } else if (stage_->backlog() > 0 && err) {
     std::fprintf(err, "\nevalrun: scoring the last %d answers\n", stage_->backlog());
+  }
   stage_->Wait();
   Keep(samples_.Sync());
   // Every journaled answer of this run (and the earlier ones it was given)

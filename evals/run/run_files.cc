@@ -37,7 +37,7 @@ Status WriteFileAtomically(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Status::IoError(tmp + ": cannot write: " + Errno());
-  Status st = WriteAll(fd, Redact(text), tmp);
+  Status st = WriteAll(fd, RedactSecrets(text), tmp);
   if (st.ok() && ::fsync(fd) != 0) st = Status::IoError(tmp + ": fsync failed: " + Errno());
   ::close(fd);
   if (!st.ok()) return st;
@@ -69,7 +69,7 @@ Status JsonlAppender::Open(const std::string& path) {
 }
 
 Status JsonlAppender::Write(const nlohmann::json& line) {
-  std::string text = Redact(DumpLine(line));
+  std::string text = RedactSecrets(DumpLine(line));
   text.push_back('\n');
   std::lock_guard<std::mutex> l(mu_);
   if (fd_ < 0) return Status::Internal(path_ + ": not open");

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
@@ -58,13 +59,14 @@ struct ScoringStage::Shared {
   ScoreFn score;
   SinkFn sink;
   const CancelToken* cancel = nullptr;
+  std::atomic<bool> abandoned{false};
   std::mutex sink_mu, done_mu;
   std::condition_variable done_cv;
   std::atomic<int> submitted{0}, sunk{0}, skipped{0};
 
   int backlog() const { return submitted.load() - sunk.load() - skipped.load(); }
   void ScoreOne(size_t index, UnscoredAnswer answer) {
-    if (cancel && cancel->cancelled()) {
+    if ((cancel && cancel->cancelled()) || abandoned.load()) {
       ++skipped;
     } else {
       SampleRecord rec = score(index, std::move(answer));
@@ -106,5 +108,13 @@ void ScoringStage::Wait() {
   std::unique_lock<std::mutex> l(shared_->done_mu);
   shared_->done_cv.wait(l, [this] { return shared_->backlog() == 0; });
 }
+
+bool ScoringStage::WaitFor(double seconds) {
+  std::unique_lock<std::mutex> l(shared_->done_mu);
+  return shared_->done_cv.wait_for(l, std::chrono::duration<double>(seconds),
+                                   [this] { return shared_->backlog() == 0; });
+}
+
+void ScoringStage::Abandon() { shared_->abandoned = true; }
 
 }  // namespace evalrun

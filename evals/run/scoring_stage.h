@@ -61,6 +61,12 @@ class ScoringStage {
   void Submit(size_t index, UnscoredAnswer answer);
   // Returns when every submitted answer is sunk or skipped (cancelled).
   void Wait();
+  // As Wait, for at most `seconds`; false when answers are still left.
+  bool WaitFor(double seconds);
+  // From now on, answers not yet started are skipped, as when `cancel` is
+  // cancelled (a run stopped by the user that will not wait for a slow
+  // scorer: the answers stay journaled, resume scores them).
+  void Abandon();
 
   int submitted() const;
   int sunk() const;

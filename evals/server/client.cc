@@ -72,7 +72,76 @@ double RetryAfterSeconds(const std::string& value) {
   return std::min(std::stod(value), kRetryAfterMaxS);
 }
 
+// What follows one attempt.
+enum class Next { kRetry, kDone, kGiveUp };
+
+// The attempt got no reply: *r's error (and status when it is final) set.
+Next AfterTransportError(const HttpResponse& resp, const std::string& path, double ms, double timeout, CallResult* r,
+                         bool* server_may_be_gone) {
+  // The transport cannot tell a read timeout from a reset; the clock can
+  // (a reply still trickling in when the deadline passed says so itself).
+  const bool trickling = resp.error.find("still arriving") != std::string::npos;
+  if (ms + 50 >= timeout * 1000 && !trickling) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "no reply within %.1f s (read timeout: server.request_timeout_base_s + "
+                  "max_tokens / server.min_decode_tps + the prompt at 50 tokens/s)", timeout);
+    r->error = "POST " + path + ": " + buf;
+    return Next::kRetry;
+  }
+  r->error = Redact("POST " + path + ": " + resp.error);
+  if (trickling) return Next::kRetry;
+  if (resp.error.rfind("could not connect", 0) == 0) {
+    // Nothing listens: the server is gone (or restarting). No retries:
+    // the pool waits for it (CallStatus::kUnreachable).
+    r->status = CallStatus::kUnreachable;
+    return Next::kDone;
+  }
+  *server_may_be_gone = resp.error.find("evalrun's limit") == std::string::npos;
+  return Next::kRetry;
+}
+
+// The attempt got a reply: an answer or a final refusal (kDone, *r's
+// status set), another try, or an error that no retry mends.
+Next AfterReply(const HttpResponse& resp, const std::string& path, bool raw, double ms, CallResult* r,
+                bool* server_may_be_gone) {
+  if (resp.status == 200) {
+    Completion c;
+    Status st = raw ? ParseCompletionReply(resp.body, &c) : ParseChatReply(resp.body, &c);
+    if (!st.ok()) {
+      r->error = Redact("POST " + path + ": HTTP 200 but " + st.message());
+      return Next::kRetry;
+    }
+    r->status = CallStatus::kOk;
+    r->completion = std::move(c);
+    r->latency_ms = ms;
+    r->error.clear();
+    return Next::kDone;
+  }
+  r->error = Redact("POST " + path + ": HTTP " + std::to_string(resp.status) + ": " + ErrorMessageOf(resp.body));
+  const Refusal refusal = Classify(resp.status, resp.body);
+  if (refusal.status == CallStatus::kTooLong || refusal.status == CallStatus::kCapacity) {
+    r->status = refusal.status;
+    r->too_long_prompt_tokens = refusal.n_prompt_tokens;
+    r->too_long_n_ctx = refusal.n_ctx;
+    // Capacity is not an attempt at an answer (the pool asks again); too
+    // long was asked once, and that is final.
+    if (refusal.status == CallStatus::kCapacity) --r->attempts;
+    return Next::kDone;
+  }
+  *server_may_be_gone = refusal.status == CallStatus::kUnreachable;  // 503 loading: retried, then the pool's
+  const bool retryable = resp.status >= 500 || resp.status == 429 || resp.status == 408;
+  return retryable ? Next::kRetry : Next::kGiveUp;
+}
+
 }  // namespace
+
+bool OpenAiClient::TakeReplyId(const std::string& id) {
+  if (id.empty()) return true;
+  if (std::find(seen_reply_ids_.begin(), seen_reply_ids_.end(), id) != seen_reply_ids_.end()) return false;
+  seen_reply_ids_.push_back(id);
+  if (seen_reply_ids_.size() > 64) seen_reply_ids_.pop_front();
+  return true;
+}
 
 CallResult OpenAiClient::Complete(const Prompt& prompt) {
   CallResult r;
@@ -105,56 +174,23 @@ CallResult OpenAiClient::Complete(const Prompt& prompt) {
     r.http_status = resp.status;
     retry_after = RetryAfterSeconds(resp.retry_after);
     server_may_be_gone = false;
-    if (!resp.transport_ok()) {
-      // The transport cannot tell a read timeout from a reset; the clock can
-      // (a reply still trickling in when the deadline passed says so itself).
-      if (ms + 50 >= timeout * 1000 && resp.error.find("still arriving") == std::string::npos) {
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "no reply within %.1f s (read timeout: server.request_timeout_base_s + "
-                      "max_tokens / server.min_decode_tps + the prompt at 50 tokens/s)", timeout);
-        r.error = "POST " + path + ": " + buf;
-        continue;
-      }
-      r.error = Redact("POST " + path + ": " + resp.error);
-      if (resp.error.find("still arriving") != std::string::npos) continue;
-      if (resp.error.rfind("could not connect", 0) == 0) {
-        // Nothing listens: the server is gone (or restarting). No retries:
-        // the pool waits for it (CallStatus::kUnreachable).
-        r.status = CallStatus::kUnreachable;
-        return r;
-      }
-      server_may_be_gone = resp.error.find("evalrun's limit") == std::string::npos &&
-                           resp.error.find("still arriving") == std::string::npos;
+    const Next next = resp.transport_ok() ? AfterReply(resp, path, raw, ms, &r, &server_may_be_gone)
+                                          : AfterTransportError(resp, path, ms, timeout, &r, &server_may_be_gone);
+    if (next == Next::kDone && r.status == CallStatus::kOk && !TakeReplyId(r.completion.reply_id)) {
+      // An earlier reply again: what answers this request may still be on
+      // its way on this connection, so the connection goes too.
+      transport_->DropConnection();
+      r.status = CallStatus::kFailed;
+      r.error = "POST " + path + ": the reply repeats an earlier reply (id " + r.completion.reply_id +
+                "), not this request's; the connection was closed";
+      r.completion = Completion();
       continue;
     }
-    if (resp.status == 200) {
-      Completion c;
-      Status st = raw ? ParseCompletionReply(resp.body, &c) : ParseChatReply(resp.body, &c);
-      if (st.ok()) {
-        r.status = CallStatus::kOk;
-        r.completion = std::move(c);
-        r.latency_ms = ms;
-        r.error.clear();
-        r.new_connection = transport_->connections_opened() > connections_before;
-        return r;
-      }
-      r.error = Redact("POST " + path + ": HTTP 200 but " + st.message());
-      continue;
-    }
-    r.error = Redact("POST " + path + ": HTTP " + std::to_string(resp.status) + ": " + ErrorMessageOf(resp.body));
-    const Refusal refusal = Classify(resp.status, resp.body);
-    if (refusal.status == CallStatus::kTooLong || refusal.status == CallStatus::kCapacity) {
-      r.status = refusal.status;
-      r.too_long_prompt_tokens = refusal.n_prompt_tokens;
-      r.too_long_n_ctx = refusal.n_ctx;
-      // Capacity is not an attempt at an answer (the pool asks again); too
-      // long was asked once, and that is final.
-      if (refusal.status == CallStatus::kCapacity) --r.attempts;
+    if (next == Next::kDone) {
+      if (r.status == CallStatus::kOk) r.new_connection = transport_->connections_opened() > connections_before;
       return r;
     }
-    server_may_be_gone = refusal.status == CallStatus::kUnreachable;  // 503 loading: retried, then the pool's
-    bool retryable = resp.status >= 500 || resp.status == 429 || resp.status == 408;
-    if (!retryable) break;
+    if (next == Next::kGiveUp) break;
   }
   // Out of retries. If the last failure says the server may be gone, the
   // pool finds out: a server that answers /health at once makes this an

@@ -3,6 +3,7 @@
 #define EVALRUN_EVALS_SERVER_CLIENT_H_
 
 #include <functional>
+#include <deque>
 #include <memory>
 #include <string>
 
@@ -69,6 +70,8 @@ class OpenAiClient : public Client {
   OpenAiClient(std::unique_ptr<HttpTransport> transport, const ServerConfig& server,
                RetryPolicy retry, CancelToken* cancel, Clock* clock = RealClock::Default());
   CallResult Complete(const Prompt& prompt) override;
+  // False when `id` was taken before (a stale duplicate); else remembers it.
+  bool TakeReplyId(const std::string& id);
 
  private:
   std::unique_ptr<HttpTransport> transport_;
@@ -76,6 +79,10 @@ class OpenAiClient : public Client {
   RetryPolicy retry_;
   CancelToken* cancel_;
   Clock* clock_;
+  // The ids of the replies this client took, the newest last (a few
+  // dozen): a reply that repeats one is a stale duplicate left on the
+  // connection (a proxy's or server's extra reply), never this request's.
+  std::deque<std::string> seen_reply_ids_;
 };
 
 }  // namespace evalrun

@@ -53,6 +53,9 @@ class HttpTransport {
   // raised it after the first one went over a new connection: the server
   // closed the old one (idle, its request limit) or was restarted.
   virtual int connections_opened() const { return 0; }
+  // Closes the kept connection (the next request opens another): a reply
+  // was found not to be this request's, so what follows on it is not either.
+  virtual void DropConnection() {}
 };
 
 // The largest reply body a transport takes by default (256 MiB): a larger

@@ -187,6 +187,7 @@ class SocketTransport : public HttpTransport {
     return Exchange("POST", path, &body, timeout_s);
   }
   int connections_opened() const override { return connections_; }
+  void DropConnection() override { Close(); }
 
  private:
   void Close() {
@@ -609,6 +610,120 @@ HttpResponse HttpGetUrl(const std::string& url, const HttpHeaders& headers,
   return out;
 }
 
+namespace {
+
+// Where one GET of a download puts its bytes (the file, or an error page's
+// start for the message), and what went wrong on the way.
+struct DownloadSink {
+  DownloadSink(const std::string& dest, int64_t from, const DownloadProgress& p, HttpDownloadInfo* i)
+      : dest_path(dest), resume_from(from), progress(p), info(i) {}
+  const std::string& dest_path;
+  int64_t resume_from;
+  const DownloadProgress& progress;
+  HttpDownloadInfo* info;
+  FILE* f = nullptr;
+  std::string io_error, err_body, content_range, content_type, bad_range;
+  int64_t got = 0;
+
+  // 206 for the asked range: the partial file cut to it and appended to.
+  bool Resume(const httplib::Response& r) {
+    content_range = r.get_header_value("Content-Range");
+    int64_t first = -1;
+    ParseContentRange(content_range, &first, &info->total);
+    if (first != resume_from) {
+      bad_range = content_range.empty() ? "(none)" : content_range;
+      return false;
+    }
+    if (::truncate(dest_path.c_str(), resume_from) != 0) {
+      io_error = dest_path + ": cannot cut the partial file to " + std::to_string(resume_from) +
+                 " bytes: " + std::strerror(errno);
+      return false;
+    }
+    f = std::fopen(dest_path.c_str(), "ab");
+    info->resumed = true;
+    got = resume_from;
+    return true;
+  }
+
+  bool OnResponse(const httplib::Response& r) {
+    if (r.status == 206 && resume_from > 0) {
+      if (!Resume(r)) return false;
+    } else if (r.status == 200) {
+      f = std::fopen(dest_path.c_str(), "wb");
+      got = 0;
+      if (r.has_header("Content-Length"))
+        info->total = std::strtoll(r.get_header_value("Content-Length").c_str(), nullptr, 10);
+    } else {
+      content_range = r.get_header_value("Content-Range");
+      content_type = r.get_header_value("Content-Type");
+      return true;  // an error page: keep its start for the message
+    }
+    if (f == nullptr) {
+      io_error = dest_path + ": cannot open for writing: " + std::strerror(errno);
+      return false;
+    }
+    return true;
+  }
+
+  bool OnData(const char* d, size_t n) {
+    if (f == nullptr) {
+      if (err_body.size() < 4096) err_body.append(d, std::min(n, 4096 - err_body.size()));
+      return true;
+    }
+    if (std::fwrite(d, 1, n, f) != n) {
+      io_error = dest_path + ": write failed: " + std::strerror(errno);
+      return false;
+    }
+    got += static_cast<int64_t>(n);
+    info->bytes_written += static_cast<int64_t>(n);
+    if (progress) progress(got, info->total);
+    return true;
+  }
+};
+
+// What one round came to; *again: the server's file changed under a resume
+// (416), so the caller starts over from byte 0 (*resume_from set to 0).
+Status RoundOutcome(const std::string& url, const std::string& err, const DownloadSink& sink, int64_t* resume_from,
+                    HttpDownloadInfo* info, bool* again) {
+  const std::string& dest_path = sink.dest_path;
+  *again = false;
+  if (!sink.io_error.empty()) return Status::IoError(sink.io_error);
+  if (!sink.bad_range.empty())
+    return Status::ServerError(url + ": asked for bytes from " + std::to_string(*resume_from) +
+                               ", the server answered 206 with Content-Range " + sink.bad_range);
+  const bool body = info->status == 200 || info->status == 206;
+  if (!err.empty()) {
+    std::string kept = info->file_size > 0 && body ? "; the " + std::to_string(info->file_size) +
+                                                         " bytes received are kept in " + dest_path +
+                                                         " (run again to resume)"
+                                                   : "";
+    return Status::Unavailable(url + ": " + err + kept);
+  }
+  if (body) {
+    if (info->total >= 0 && info->file_size != info->total)
+      return Status::Unavailable(url + ": the transfer ended after " + std::to_string(info->file_size) + " of " +
+                                 std::to_string(info->total) + " bytes (kept in " + dest_path +
+                                 "; run again to resume)");
+    return Status::Ok();
+  }
+  if (info->status == 416 && *resume_from > 0) {
+    int64_t first = -1, total = -1;
+    ParseContentRange(sink.content_range, &first, &total);
+    if (total == *resume_from && FileSize(dest_path) == *resume_from) {
+      info->total = total;
+      info->file_size = total;
+      return Status::Ok();  // the partial file was already whole
+    }
+    *resume_from = 0;  // the server's file changed: start again
+    *again = true;
+    return Status::Ok();
+  }
+  std::string excerpt = BodyExcerpt(sink.err_body, sink.content_type);
+  return Status::ServerError(url + ": HTTP " + std::to_string(info->status) + (excerpt.empty() ? "" : ": " + excerpt));
+}
+
+}  // namespace
+
 Status HttpDownload(const std::string& url, const std::string& dest_path, int64_t resume_from,
                     const std::string& bearer_token, const DownloadProgress& progress,
                     HttpDownloadInfo* info) {
@@ -620,96 +735,21 @@ Status HttpDownload(const std::string& url, const std::string& dest_path, int64_
   for (int round = 0; round < 2; ++round) {
     httplib::Headers headers{{"Accept-Encoding", "identity"}};
     if (resume_from > 0) headers.emplace("Range", "bytes=" + std::to_string(resume_from) + "-");
-    FILE* f = nullptr;
-    std::string io_error, err_body, content_range, content_type, bad_range;
-    int64_t got = 0;
     info->resumed = false;
     info->total = -1;
-    auto on_response = [&](const httplib::Response& r) {
-      if (r.status == 206 && resume_from > 0) {
-        content_range = r.get_header_value("Content-Range");
-        int64_t first = -1;
-        ParseContentRange(content_range, &first, &info->total);
-        if (first != resume_from) {
-          bad_range = content_range.empty() ? "(none)" : content_range;
-          return false;
-        }
-        if (::truncate(dest_path.c_str(), resume_from) != 0) {
-          io_error = dest_path + ": cannot cut the partial file to " + std::to_string(resume_from) +
-                     " bytes: " + std::strerror(errno);
-          return false;
-        }
-        f = std::fopen(dest_path.c_str(), "ab");
-        info->resumed = true;
-        got = resume_from;
-      } else if (r.status == 200) {
-        f = std::fopen(dest_path.c_str(), "wb");
-        got = 0;
-        if (r.has_header("Content-Length"))
-          info->total = std::strtoll(r.get_header_value("Content-Length").c_str(), nullptr, 10);
-      } else {
-        content_range = r.get_header_value("Content-Range");
-        content_type = r.get_header_value("Content-Type");
-        return true;  // an error page: keep its start for the message
-      }
-      if (f == nullptr) {
-        io_error = dest_path + ": cannot open for writing: " + std::strerror(errno);
-        return false;
-      }
-      return true;
-    };
-    auto on_data = [&](const char* d, size_t n) {
-      if (f == nullptr) {
-        if (err_body.size() < 4096) err_body.append(d, std::min(n, 4096 - err_body.size()));
-        return true;
-      }
-      if (std::fwrite(d, 1, n, f) != n) {
-        io_error = dest_path + ": write failed: " + std::strerror(errno);
-        return false;
-      }
-      got += static_cast<int64_t>(n);
-      info->bytes_written += static_cast<int64_t>(n);
-      if (progress) progress(got, info->total);
-      return true;
-    };
+    DownloadSink sink(dest_path, resume_from, progress, info);
     bool refused = false;
-    std::string err = GetFollowing(url, headers, bearer_token, kDownloadReadTimeoutS, on_response,
-                                   on_data, &info->status, &info->final_url, &refused, &info->not_connected);
-    if (f != nullptr && std::fclose(f) != 0 && io_error.empty())
-      io_error = dest_path + ": write failed: " + std::strerror(errno);
+    std::string err = GetFollowing(
+        url, headers, bearer_token, kDownloadReadTimeoutS,
+        [&sink](const httplib::Response& r) { return sink.OnResponse(r); },
+        [&sink](const char* d, size_t n) { return sink.OnData(d, n); }, &info->status, &info->final_url, &refused,
+        &info->not_connected);
+    if (sink.f != nullptr && std::fclose(sink.f) != 0 && sink.io_error.empty())
+      sink.io_error = dest_path + ": write failed: " + std::strerror(errno);
     info->file_size = std::max<int64_t>(FileSize(dest_path), 0);
-    if (!io_error.empty()) return Status::IoError(io_error);
-    if (!bad_range.empty())
-      return Status::ServerError(url + ": asked for bytes from " + std::to_string(resume_from) +
-                                 ", the server answered 206 with Content-Range " + bad_range);
-    if (!err.empty()) {
-      std::string kept = info->file_size > 0 && (info->status == 200 || info->status == 206)
-                             ? "; the " + std::to_string(info->file_size) + " bytes received are kept in " +
-                                   dest_path + " (run again to resume)"
-                             : "";
-      return Status::Unavailable(url + ": " + err + kept);
-    }
-    if (info->status == 200 || info->status == 206) {
-      if (info->total >= 0 && info->file_size != info->total)
-        return Status::Unavailable(url + ": the transfer ended after " + std::to_string(info->file_size) +
-                                   " of " + std::to_string(info->total) + " bytes (kept in " + dest_path +
-                                   "; run again to resume)");
-      return Status::Ok();
-    }
-    if (info->status == 416 && resume_from > 0) {
-      int64_t first = -1, total = -1;
-      ParseContentRange(content_range, &first, &total);
-      if (total == resume_from && FileSize(dest_path) == resume_from) {
-        info->total = total;
-        info->file_size = total;
-        return Status::Ok();  // the partial file was already whole
-      }
-      resume_from = 0;  // the server's file changed: start again
-      continue;
-    }
-    std::string excerpt = BodyExcerpt(err_body, content_type);
-    return Status::ServerError(url + ": HTTP " + std::to_string(info->status) +
-                               (excerpt.empty() ? "" : ": " + excerpt));
+    bool again = false;
+    Status st = RoundOutcome(url, err, sink, &resume_from, info, &again);
+    if (!again) return st;
   }
   return Status::ServerError(url + ": HTTP 416 twice (Range Not Satisfiable)");
 }

@@ -104,6 +104,8 @@ Status ParseChatReply(std::string_view body, Completion* out) {
   }
   if (c0.contains("finish_reason") && c0["finish_reason"].is_string())
     c.finish_reason = c0["finish_reason"].get<std::string>();
+  if (j.contains("id") && j["id"].is_string() && j["id"].get_ref<const std::string&>().size() <= 256)
+    c.reply_id = j["id"].get<std::string>();
   if (j.contains("usage") && j["usage"].is_object()) {
     const auto& u = j["usage"];
     c.prompt_tokens = static_cast<int>(NumberOr(u, "prompt_tokens", -1));

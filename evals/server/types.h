@@ -71,6 +71,7 @@ struct Completion {
   std::string content;        // the answer (reasoning removed)
   std::string reasoning;      // reasoning_content or a leading <think> block
   std::string finish_reason;  // "stop", "length", ...
+  std::string reply_id;       // the reply's "id" (OpenAI: one per reply); "" when absent
   bool unclosed_think = false;  // an opened <think> never closed: no answer
   int prompt_tokens = -1;       // usage; -1 when the server did not say
   int completion_tokens = -1;
