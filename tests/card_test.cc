@@ -161,7 +161,8 @@ TEST(CardTest, CarelessValuesAreRefusedNamingTheKeyAndTheValue) {
        "cards/x.json: name: expected a non-empty name without '/' or control characters (it names the job folder), "
        "got \"t\\u0000a\""},
       {R"({"name": "tab\there", "server": {"base_url": "http://h:8080/v1"}, "parts": {"gpqa": {}}})",
-       "cards/x.json: name: expected a non-empty name without '/' or control characters"},
+       "cards/x.json: name: expected a non-empty name without '/' or control characters (it names the job folder), "
+       "got \"tab\\there\""},
       {CardWith("", R"("mmlupro": {"questions": 18446744073709551615})"),
        "cards/x.json: parts.mmlupro.questions: expected an integer >= 1, got 18446744073709551615"},
       {CardWith("", R"("ruler": {"lengths": [4096, 18446744073709551615]})"),
