@@ -61,7 +61,10 @@ std::string Card(const std::string& base_url, int questions) {
 
 // The bodies evalrun sends for the card, as the fake server received them.
 bool RecordBodies(const BenchOptions& o, int questions, std::string* jsonl) {
-  FakeServer fake({.slots = 4, .n_ctx = 1 << 20});
+  testing::FakeServerOptions fo;
+  fo.slots = 4;
+  fo.n_ctx = 1 << 20;
+  FakeServer fake(fo);
   if (!fake.Start()) return false;
   fake.SetResponder([](const nlohmann::json&) { return testing::FakeReply{"A", "", "stop"}; });
   const std::string card = o.work_dir + "/client-record.json";

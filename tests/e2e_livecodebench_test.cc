@@ -52,8 +52,9 @@ class E2eLiveCodeBench : public E2eTest {
                   }).ok());
     }
     for (const auto& a : Lines(kFix + "answers.jsonl")) answers_[a["id"].get<std::string>()] = a;
-    for (const auto& v : nlohmann::json::parse(ReadFile(kFix + "official_verdicts.json"))["verdicts"])
-      official_[v["id"].get<std::string>()] = v;
+    const nlohmann::json official = nlohmann::json::parse(ReadFile(kFix + "official_verdicts.json"));
+    for (const auto& v : official["verdicts"]) official_[v["id"].get<std::string>()] = v;
+    ASSERT_EQ(official_.size(), 45u);
   }
 
   // The model answers question q with the fixture answer picks[q]
@@ -84,7 +85,11 @@ class E2eLiveCodeBench : public E2eTest {
     ASSERT_EQ(samples.size(), picks.size());
     for (const auto& s : samples) {
       const std::string q = s["id"].get<std::string>();
-      const nlohmann::json& want = official_.at(picks.at(q));
+      const auto pick = picks.find(q);
+      ASSERT_NE(pick, picks.end()) << "a sample of a question not asked: " << q;
+      const auto found = official_.find(pick->second);
+      ASSERT_NE(found, official_.end()) << "no official verdict for answer " << pick->second;
+      const nlohmann::json& want = found->second;
       EXPECT_EQ(s["outcomes"].get<std::vector<int>>(), ResultsOf(want)) << q << " " << s["message"];
       EXPECT_EQ(s["passed"], want["passed"]) << q;
       EXPECT_EQ(s["code_sha256"], want["code_sha256"]) << q;

@@ -162,7 +162,10 @@ TEST_F(E2eThinking, DroppedSwitchIsReportedAndAnswersScoredOnTheAnswerText) {
   ASSERT_TRUE(server.Start());
   server.SetResponder([](const nlohmann::json& body) {
     EXPECT_FALSE(body.contains("chat_template_kwargs"));
-    return FakeReply{"<think>" + Words(30) + "</think>\nC", "", "stop"};
+    // Reasoning that still leaves room for the answer within the off arm's
+    // answer limit (32): a model that ignores off and answers is scored on
+    // its answer.
+    return FakeReply{"<think>" + Words(20) + "</think>\nC", "", "stop"};
   });
   BinaryResult r = Run({"--card", Card(server), "--job", "d"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -182,7 +185,7 @@ TEST_F(E2eThinking, DroppedSwitchIsReportedAndAnswersScoredOnTheAnswerText) {
   EXPECT_EQ(res["arms"]["off"]["correct"], gold_c);
   EXPECT_EQ(res["arms"]["off"]["no_reasoning_share"], 0.0);
   EXPECT_EQ(res["arms"]["off"]["reasoning_in_content"], 0);
-  EXPECT_EQ(res["arms"]["off"]["reasoning_tokens"]["max"], 37);  // "<think>" (3) + 30 + "</think>" (4)
+  EXPECT_EQ(res["arms"]["off"]["reasoning_tokens"]["max"], 27);  // "<think>" (3) + 20 + "</think>" (4)
 }
 
 }  // namespace

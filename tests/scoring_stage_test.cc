@@ -20,6 +20,12 @@
 namespace evalrun::testing {
 namespace {
 
+FakeServerOptions WithSlots(int slots) {
+  FakeServerOptions o;
+  o.slots = slots;
+  return o;
+}
+
 double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 TEST(ScoringStage, SubmitReturnsAtOnceScoresAtItsConcurrencyAndSinksOneAtATime) {
@@ -174,7 +180,7 @@ class E2eScoringStage : public E2eTest {
 };
 
 TEST_F(E2eScoringStage, ASlowScorerLeavesTheServerAsBusyAsAnInstantOne) {
-  FakeServer server({.slots = 4});
+  FakeServer server(WithSlots(4));
   ASSERT_TRUE(server.Start());
   const int ms = 250;
   Serve(&server, ms);
@@ -201,7 +207,7 @@ TEST_F(E2eScoringStage, ASlowScorerLeavesTheServerAsBusyAsAnInstantOne) {
 }
 
 TEST_F(E2eScoringStage, KilledWhileScoringResumesWithoutAskingAgain) {
-  FakeServer server({.slots = 4});
+  FakeServer server(WithSlots(4));
   ASSERT_TRUE(server.Start());
   Serve(&server, 10);
   const std::string card = WriteCard(server.base_url(), "4", R"({"slowscore": {"score_seconds": 1}})",
@@ -245,7 +251,7 @@ TEST_F(E2eScoringStage, KilledWhileScoringResumesWithoutAskingAgain) {
 // One job asks MMLU-Pro with thinking off and GPQA with thinking on and a
 // reasoning budget: each request carries its own part's settings.
 TEST_F(E2eScoringStage, EachPartAsksWithItsOwnRequestSettings) {
-  FakeServer server({.slots = 2});
+  FakeServer server(WithSlots(2));
   ASSERT_TRUE(server.Start());
   server.SetResponder([](const nlohmann::json&) { return FakeReply{"The answer is (A)", "", "stop"}; });
   const std::string parts = R"({"mmlupro": {"questions": 6, "max_tokens": 16},
@@ -288,7 +294,7 @@ TEST_F(E2eScoringStage, EachPartAsksWithItsOwnRequestSettings) {
 }
 
 TEST_F(E2eScoringStage, CompareNamesAPartAskedWithOtherSettings) {
-  FakeServer server({.slots = 2});
+  FakeServer server(WithSlots(2));
   ASSERT_TRUE(server.Start());
   server.SetResponder([](const nlohmann::json&) { return FakeReply{"The answer is (A)", "", "stop"}; });
   std::string card = WriteCard(server.base_url(), "2", R"({"gpqa": {"questions": 4, "max_tokens": 16}})");

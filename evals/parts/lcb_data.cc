@@ -12,6 +12,10 @@ namespace evalrun {
 Status FindLcbSource(const PartContext& ctx, const std::string& release, const std::string& data_file,
                      LcbSource* out) {
   *out = LcbSource();
+  // The release is checked even when one file is read instead: a card with
+  // a release that does not exist is wrong whatever else it says.
+  std::vector<std::string> files;
+  EVALRUN_RETURN_IF_ERROR(LcbReleaseFiles(release, &files).Prefixed("parts.livecodebench.release"));
   const std::string& one = !ctx.input_override.empty() ? ctx.input_override : data_file;
   if (!one.empty()) {
     out->label = !ctx.input_override.empty() ? "input" : "data_file";
@@ -20,8 +24,6 @@ Status FindLcbSource(const PartContext& ctx, const std::string& release, const s
     out->sha256.emplace_back();
     return Sha256File(one, &out->sha256[0]).Prefixed(out->label == "input" ? "--input" : "parts.livecodebench.data_file");
   }
-  std::vector<std::string> files;
-  EVALRUN_RETURN_IF_ERROR(LcbReleaseFiles(release, &files).Prefixed("parts.livecodebench.release"));
   out->label = release;
   for (const std::string& f : files) {
     std::string path, sha;

@@ -63,8 +63,10 @@ struct ScoringStage::Shared {
   std::mutex sink_mu, done_mu;
   std::condition_variable done_cv;
   std::atomic<int> submitted{0}, sunk{0}, skipped{0};
+  std::atomic<int> ended{0};  // sunk (the sink returned) or skipped: what Wait waits for
 
   int backlog() const { return submitted.load() - sunk.load() - skipped.load(); }
+  bool all_ended() const { return ended.load() == submitted.load(); }
   void ScoreOne(size_t index, UnscoredAnswer answer) {
     if ((cancel && cancel->cancelled()) || abandoned.load()) {
       ++skipped;
@@ -75,6 +77,7 @@ struct ScoringStage::Shared {
       sink(index, std::move(rec));
     }
     std::lock_guard<std::mutex> l(done_mu);
+    ++ended;  // after the sink returned: Wait never returns while a sink runs
     done_cv.notify_all();
   }
 };
@@ -106,13 +109,13 @@ void ScoringStage::Submit(size_t index, UnscoredAnswer answer) {
 
 void ScoringStage::Wait() {
   std::unique_lock<std::mutex> l(shared_->done_mu);
-  shared_->done_cv.wait(l, [this] { return shared_->backlog() == 0; });
+  shared_->done_cv.wait(l, [this] { return shared_->all_ended(); });
 }
 
 bool ScoringStage::WaitFor(double seconds) {
   std::unique_lock<std::mutex> l(shared_->done_mu);
   return shared_->done_cv.wait_for(l, std::chrono::duration<double>(seconds),
-                                   [this] { return shared_->backlog() == 0; });
+                                   [this] { return shared_->all_ended(); });
 }
 
 void ScoringStage::Abandon() { shared_->abandoned = true; }

@@ -59,7 +59,8 @@ class ScoringStage {
   ScoringStage& operator=(const ScoringStage&) = delete;
 
   void Submit(size_t index, UnscoredAnswer answer);
-  // Returns when every submitted answer is sunk or skipped (cancelled).
+  // Returns when every submitted answer is sunk (its sink call returned)
+  // or skipped (cancelled).
   void Wait();
   // As Wait, for at most `seconds`; false when answers are still left.
   bool WaitFor(double seconds);
