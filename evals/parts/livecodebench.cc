@@ -199,6 +199,9 @@ PartDefinition LiveCodeBenchDefinition() {
   d.display_name = "LiveCodeBench";
   d.run_order = 35;
   d.verdict = VerdictKind::kCode;
+  // Grading runs every answer in the sandbox (seconds each): resume trusts
+  // the stored verdicts rather than grade them all again.
+  d.rescore_on_resume = false;
   d.keys = {
       QuestionCountKey("questions", "every problem in the window by default; else a seeded sample stratified by "
                                     "difficulty (the same ids on every machine)"),

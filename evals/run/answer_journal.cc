@@ -17,11 +17,8 @@ nlohmann::json EncodeAnswer(const UnscoredAnswer& a) {
   return line;
 }
 
-Status DecodeAnswer(const nlohmann::json& line, const std::string& where, UnscoredAnswer* out) {
-  *out = UnscoredAnswer();
-  SampleRecord& r = out->record;
-  EVALRUN_RETURN_IF_ERROR(DecodeAnswerFields(line, where, &r));
-  Completion& c = out->completion;
+Completion CompletionOf(const SampleRecord& r) {
+  Completion c;
   c.content = r.response;
   c.reasoning = r.reasoning;
   c.finish_reason = r.finish_reason;
@@ -29,6 +26,15 @@ Status DecodeAnswer(const nlohmann::json& line, const std::string& where, Unscor
   c.prompt_tokens = r.prompt_tokens;
   c.completion_tokens = r.completion_tokens;
   c.timings = r.timings;
+  return c;
+}
+
+Status DecodeAnswer(const nlohmann::json& line, const std::string& where, UnscoredAnswer* out) {
+  *out = UnscoredAnswer();
+  SampleRecord& r = out->record;
+  EVALRUN_RETURN_IF_ERROR(DecodeAnswerFields(line, where, &r));
+  Completion& c = out->completion;
+  c = CompletionOf(r);
   if (line.contains("top_logprobs")) {
     Verdict v;
     const codec_internal::LineReader in(line, where);

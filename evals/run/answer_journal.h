@@ -35,6 +35,10 @@ struct UnscoredAnswer {
   Completion completion;
 };
 
+// The completion a part's Score reads, from a record's answer fields (what
+// a journal line or a stored sample keeps of it; top_logprobs aside).
+Completion CompletionOf(const SampleRecord& r);
+
 // The journal's file name in a part's folder.
 inline constexpr const char* kAnswerJournal = "answers.jsonl";
 

@@ -1,24 +1,9 @@
 #include "evals/run/rescore_stored.h"
 
+#include "evals/run/answer_journal.h"
 #include "evals/run/sample_codec.h"
 
 namespace evalrun {
-namespace {
-
-// The answer as the writer scored it (evals/run/answer_writer.cc).
-Completion StoredAnswer(const SampleRecord& r) {
-  Completion c;
-  c.content = r.response;
-  c.reasoning = r.reasoning;
-  c.finish_reason = r.finish_reason;
-  c.unclosed_think = r.unclosed_think;
-  c.prompt_tokens = r.prompt_tokens;
-  c.completion_tokens = r.completion_tokens;
-  c.timings = r.timings;
-  return c;
-}
-
-}  // namespace
 
 int RescoreStored(const Part& part, const PreparedPart& prepared,
                   const std::unordered_map<std::string, int>& index_by_id, const std::string& path,
@@ -29,7 +14,7 @@ int RescoreStored(const Part& part, const PreparedPart& prepared,
     auto it = index_by_id.find(rec.id);
     if (it == index_by_id.end() || rec.too_long.refused || KindOf(rec.verdict) == VerdictKind::kLogprobs) continue;
     SampleRecord rescored = rec;
-    rescored.verdict = part.Score(prepared.items[static_cast<size_t>(it->second)], StoredAnswer(rec));
+    rescored.verdict = part.Score(prepared.items[static_cast<size_t>(it->second)], CompletionOf(rec));
     if (EncodeSample(rescored) == EncodeSample(rec)) continue;
     if (++differ <= 5) ids += (ids.empty() ? "" : ", ") + rec.id;
     rec.verdict = std::move(rescored.verdict);

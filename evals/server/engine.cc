@@ -75,21 +75,13 @@ Status ResolveExecutable(const std::string& name, std::string* path) {
     *path = name;
     return Status::Ok();
   }
-  const char* env = std::getenv("PATH");
-  std::string dirs = env && *env ? env : "/usr/local/bin:/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::string dir = dirs.substr(start, end - start);
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (IsExecutableFile(candidate)) {
-      *path = candidate;
-      return Status::Ok();
-    }
-    start = end + 1;
+  // The process runner's PATH look-up (evals/proc/process_runner.h).
+  if (!FindProgram(name, path).ok()) {
+    const char* env = std::getenv("PATH");
+    return Status::NotFound("server.command[0]: " + name + " not found on PATH (" +
+                            (env && *env ? env : "/usr/local/bin:/usr/bin:/bin") + ")");
   }
-  return Status::NotFound("server.command[0]: " + name + " not found on PATH (" + dirs + ")");
+  return Status::Ok();
 }
 
 }  // namespace
