@@ -1,7 +1,7 @@
 // The client section: evalrun against a real llama-server next to a plain
 // Python client sending the same requests (issue 25's measurement).
 //
-// llama-server (EVALRUN_LLAMA_SERVER) serves stories260K.gguf with 4 slots,
+// llama-server (EVALRUN_LLAMA_SERVER) serves stories260K-ctx128k.gguf with 4 slots,
 // -t 1, chatml. First the request bodies are recorded: the real evalrun
 // binary runs --requests MMLU-Pro letter prompts (max_tokens 8) against the
 // in-process fake server, which keeps every body as sent. Then, two rounds
@@ -109,7 +109,7 @@ bool RunClientSection(const BenchOptions& o, std::vector<Figure>* out) {
   testing::WriteFile(bodies_path, bodies);
   testing::WriteFile(py, kPythonClient);
   testing::LlamaServerArgs args;
-  args.model = "stories260K.gguf";
+  args.model = "stories260K-ctx128k.gguf";  // stories260K with a 128K training context: no prompt is capped
   args.parallel = 4;
   args.ctx = 4 * 8192;
   args.metrics = false;
@@ -128,7 +128,7 @@ bool RunClientSection(const BenchOptions& o, std::vector<Figure>* out) {
     if (!Measure({o.evalrun_binary, "--card", card, "--out", o.work_dir + "/runs", "--job", job, "--data-dir",
                   o.data_dir},
                  o, "client-" + job, &e) ||
-        !Measure({"python3", py, server.base_url() + "/chat/completions", bodies_path}, o,
+        !Measure({"/usr/bin/python3", py, server.base_url() + "/chat/completions", bodies_path}, o,
                  "client-python-" + std::to_string(round), &p))
       return false;
     best_e_cpu = std::min(best_e_cpu, e.cpu_s()), best_e_wall = std::min(best_e_wall, e.wall_s());
