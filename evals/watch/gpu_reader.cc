@@ -1,3 +1,4 @@
+#include "evals/base/ascii_case.h"
 #include "evals/watch/gpu_reader.h"
 
 #include <algorithm>
@@ -74,17 +75,6 @@ bool ParseQuantity(std::string_view s, std::optional<double>* v) {
     if (unit != "MiB" && unit != "%" && unit != "W" && unit != "MHz") return false;
   }
   *v = d;
-  return true;
-}
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
   return true;
 }
 
