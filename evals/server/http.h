@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -49,6 +50,22 @@ class HttpTransport {
   virtual HttpResponse Get(const std::string& path, double timeout_s) = 0;
   virtual HttpResponse Post(const std::string& path, const std::string& json_body,
                             double timeout_s) = 0;
+  // As Post, but a 2xx reply's body is handed to `on_piece` as it is read
+  // (de-chunked, in order, pieces of any size) and not kept: the returned
+  // body is empty. on_piece returning false stops reading and closes the
+  // connection (status kept, error "stopped by the reader"). Any other
+  // status keeps its body whole, as Post does. `timeout_s` bounds the whole
+  // exchange. The default (for transports that cannot stream: fakes) posts
+  // and hands the whole body over in one piece.
+  virtual HttpResponse PostStreamed(const std::string& path, const std::string& json_body, double timeout_s,
+                                    const std::function<bool(std::string_view piece)>& on_piece) {
+    HttpResponse r = Post(path, json_body, timeout_s);
+    if (r.status >= 200 && r.status < 300) {
+      if (!on_piece(r.body)) r.error = "stopped by the reader";
+      r.body.clear();
+    }
+    return r;
+  }
   // Connections opened so far (0 before the first request). A request that
   // raised it after the first one went over a new connection: the server
   // closed the old one (idle, its request limit) or was restarted.

@@ -1,0 +1,105 @@
+// Streaming chat completions, timed on the client's clock (the speed part,
+// issue 28). llama-server's /v1/chat/completions with "stream": true answers
+// text/event-stream: `data: {chunk}` events, `: ping`-style comment lines,
+// and `data: [DONE]` at the end; with stream_options.include_usage the last
+// chunk before [DONE] carries `usage` (and llama-server adds `timings`).
+// One chunk is not one token: token counts come from usage/timings only.
+//
+// Thread-safety: an SseReader and a StreamingChat belong to one thread.
+#ifndef EVALRUN_EVALS_SERVER_STREAM_H_
+#define EVALRUN_EVALS_SERVER_STREAM_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "evals/base/clock.h"
+#include "evals/server/http.h"
+#include "evals/server/server_config.h"
+#include "evals/server/types.h"
+
+namespace evalrun {
+
+// Splits a text/event-stream body, fed in pieces as they arrive (a piece may
+// end anywhere, inside a line or a CRLF), into events: the `data:` lines of
+// one event joined by "\n" (one leading space after the colon dropped), an
+// event ending at a blank line. Comment lines (starting with ':') and other
+// fields (event:, id:, retry:) are skipped. A line longer than `max_line`
+// bytes makes the reader fail (overflowed()), so a broken server cannot
+// fill the memory.
+class SseReader {
+ public:
+  explicit SseReader(size_t max_line = size_t{16} << 20);
+  // Calls on_event(data) for each event completed by `bytes`; on_event
+  // returns false to stop (the rest of the piece is dropped). Returns false
+  // once stopped or overflowed.
+  bool Feed(std::string_view bytes, const std::function<bool(std::string_view data)>& on_event);
+  bool overflowed() const { return overflowed_; }
+  int comments() const { return comments_; }  // ": ping" lines seen
+
+ private:
+  size_t max_line_;
+  std::string line_;   // the unfinished line
+  std::string data_;   // the event so far
+  bool has_data_ = false;
+  bool overflowed_ = false;
+  bool stopped_ = false;
+  int comments_ = 0;
+};
+
+// When things happened during one streamed request, in seconds on the
+// client's monotonic clock since the request was handed to the transport
+// (-1: did not happen).
+struct StreamTiming {
+  double first_byte_s = -1;   // the first body byte of the reply
+  double first_token_s = -1;  // the first chunk with content or reasoning text
+  double last_token_s = -1;   // the last such chunk
+  double done_s = -1;         // [DONE] (or the end of the body)
+  // The arrival of every chunk that carried content or reasoning text, in
+  // order (for within-request inter-chunk gaps; a chunk may hold several
+  // tokens).
+  std::vector<double> text_chunk_s;
+};
+
+struct StreamedReply {
+  CallStatus status = CallStatus::kFailed;  // kOk, kFailed, kTooLong, kUnreachable, kCancelled
+  int http_status = 0;
+  std::string error;          // for every status but kOk, naming what was wrong
+  // content, reasoning (reasoning_content deltas, or a leading <think> block
+  // of the content), finish_reason, prompt_tokens / completion_tokens from
+  // `usage` (-1 when no usage chunk came), `timings` (llama-server) of the
+  // last chunk that had them, reply_id.
+  Completion completion;
+  StreamTiming timing;
+  int chunks = 0;             // data events with a JSON chunk
+  bool saw_done = false;      // `data: [DONE]` arrived
+};
+
+// Sends one streamed chat request and times it. No retries: a speed step
+// that fails says so rather than measuring a second attempt. The body is
+// ChatRequestBody(prompt, model) (openai_wire.h) with "stream": true,
+// "stream_options": {"include_usage": true}, and `extra`'s keys set on top
+// (e.g. "ignore_eos": true, "n_predict"); `extra` may be null.
+// A reply that is not an event stream of chat chunks (an error object, a
+// chunk that is not JSON, no [DONE] before the connection closed) is
+// kFailed with the reason; HTTP 400 exceed_context_size_error is kTooLong.
+class StreamingChat {
+ public:
+  StreamingChat(std::unique_ptr<HttpTransport> transport, const ServerConfig& server,
+                Clock* clock = RealClock::Default());
+  StreamedReply Send(const Prompt& prompt, const nlohmann::json* extra, double timeout_s,
+                     CancelToken* cancel);
+
+ private:
+  std::unique_ptr<HttpTransport> transport_;
+  ServerConfig server_;
+  Clock* clock_;
+};
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_SERVER_STREAM_H_
