@@ -51,12 +51,13 @@ std::vector<size_t> StratifiedSample(const std::vector<std::string>& ids,
     if (g.take < g.size) ++g.take, ++given;
   }
   for (const auto& g : q) {
-    std::vector<size_t> idx = groups[g.name];
-    std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-      uint64_t ka = SelectionKey(seed, ids[a]), kb = SelectionKey(seed, ids[b]);
-      return ka != kb ? ka < kb : a < b;
-    });
-    out.insert(out.end(), idx.begin(), idx.begin() + g.take);
+    if (g.take == 0) continue;
+    // Each key once, not once per comparison.
+    std::vector<std::pair<uint64_t, size_t>> keyed;
+    keyed.reserve(g.size);
+    for (size_t i : groups[g.name]) keyed.emplace_back(SelectionKey(seed, ids[i]), i);
+    std::sort(keyed.begin(), keyed.end());  // by key, then index
+    for (size_t k = 0; k < g.take; ++k) out.push_back(keyed[k].second);
   }
   std::sort(out.begin(), out.end());
   return out;
