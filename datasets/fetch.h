@@ -43,6 +43,9 @@
 // a mirror or a redirect target elsewhere, and never printed.
 //
 // Not thread-safe with itself on the same data dir (one fetch at a time).
+//
+// Thread-safety: one fetch per data folder at a time (below); it runs on
+// the caller's thread.
 #ifndef EVALRUN_DATASETS_FETCH_H_
 #define EVALRUN_DATASETS_FETCH_H_
 

@@ -5,6 +5,8 @@
 // (traditional PKWARE "ZipCrypto") and its authors ask that the questions
 // never appear in plain text; reading the member straight into a string keeps
 // it that way.
+//
+// Thread-safety: each call opens its own archive handle; concurrent calls are safe.
 #ifndef EVALRUN_DATASETS_ZIP_READER_H_
 #define EVALRUN_DATASETS_ZIP_READER_H_
 

@@ -11,6 +11,9 @@
 // _format.cc (detectable_content and detectable_format), _language.cc
 // (language and change_case), _combination.cc (combination, startend,
 // punctuation).
+//
+// Thread-safety: a checker is built once and then only read; checks are
+// const and may run on several threads at once.
 #ifndef EVALRUN_SCORERS_IFEVAL_CHECK_KIT_H_
 #define EVALRUN_SCORERS_IFEVAL_CHECK_KIT_H_
 

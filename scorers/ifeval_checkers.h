@@ -21,6 +21,9 @@
 //
 // The instruction interface and the resources it checks with are in
 // ifeval_instruction.h; the checkers, by family, in ifeval_check_*.cc.
+//
+// Thread-safety: a built checker is immutable; Check is const and
+// may run on several threads at once (the scoring stage).
 #ifndef EVALRUN_SCORERS_IFEVAL_CHECKERS_H_
 #define EVALRUN_SCORERS_IFEVAL_CHECKERS_H_
 

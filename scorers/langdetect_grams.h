@@ -2,6 +2,8 @@
 // (langdetect_profiles.cc) and the detector (langdetect.cc); internal to
 // scorers/. LangDetector keeps its grams in an open-addressing table of
 // (PackGram key, row) slots indexed by HashSlot.
+//
+// Thread-safety: pure functions.
 #ifndef EVALRUN_SCORERS_LANGDETECT_GRAMS_H_
 #define EVALRUN_SCORERS_LANGDETECT_GRAMS_H_
 

@@ -13,6 +13,9 @@
 // `str.isupper`/`islower` on the first letter of a word, and `str.lower`
 // (as far as it can change a lookup in the English parameters). Bytes that
 // are not valid UTF-8 are treated as single non-space, non-letter characters.
+//
+// Thread-safety: a loaded PunktModel is immutable; Split is const and
+// may run on several threads at once.
 #ifndef EVALRUN_SCORERS_PUNKT_H_
 #define EVALRUN_SCORERS_PUNKT_H_
 

@@ -1,5 +1,7 @@
 // Process exit codes of every evalrun command, in one place (after ninja's
 // exit_status.h). README.md lists them too; keep the two in step.
+//
+// Thread-safety: constants only.
 #ifndef EVALRUN_EVALS_BASE_EXIT_CODES_H_
 #define EVALRUN_EVALS_BASE_EXIT_CODES_H_
 

@@ -1,6 +1,8 @@
 // What changed between two JSON documents, as a person reads it: one line
 // per changed leaf, "card.parts.mmlupro.max_tokens: 64 -> 32". Used to say
 // why a job's run key no longer matches.
+//
+// Thread-safety: pure functions.
 #ifndef EVALRUN_EVALS_BASE_JSON_DIFF_H_
 #define EVALRUN_EVALS_BASE_JSON_DIFF_H_
 

@@ -5,6 +5,9 @@
 //
 // For documents only shown, not parsed (`compare`, `report` reading a run
 // folder), JsonAt and JsonText read a value wherever it is, or nothing.
+//
+// Thread-safety: a JsonFields reads one document and belongs to one thread;
+// the free functions are pure.
 #ifndef EVALRUN_EVALS_BASE_JSON_FIELDS_H_
 #define EVALRUN_EVALS_BASE_JSON_FIELDS_H_
 

@@ -1,4 +1,6 @@
 // JSON Lines in and out.
+//
+// Thread-safety: pure functions (the row callback runs on the caller's thread).
 #ifndef EVALRUN_EVALS_BASE_JSONL_H_
 #define EVALRUN_EVALS_BASE_JSONL_H_
 

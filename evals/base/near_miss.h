@@ -1,5 +1,7 @@
 // "Did you mean ...?" for names a person typed: card fields, parts, tasks,
 // flags.
+//
+// Thread-safety: pure functions.
 #ifndef EVALRUN_EVALS_BASE_NEAR_MISS_H_
 #define EVALRUN_EVALS_BASE_NEAR_MISS_H_
 

@@ -2,6 +2,8 @@
 // N on every machine, compiler and run. The standard library's random
 // distributions differ between implementations, so the order comes from a
 // hash of (seed, id) instead.
+//
+// Thread-safety: pure functions.
 #ifndef EVALRUN_EVALS_BASE_SELECTION_H_
 #define EVALRUN_EVALS_BASE_SELECTION_H_
 

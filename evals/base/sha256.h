@@ -1,4 +1,6 @@
 // SHA-256 of bytes and of files, as lower-case hex (OpenSSL's EVP).
+//
+// Thread-safety: each call has its own digest context; concurrent calls are safe.
 #ifndef EVALRUN_EVALS_BASE_SHA256_H_
 #define EVALRUN_EVALS_BASE_SHA256_H_
 

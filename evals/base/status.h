@@ -5,6 +5,8 @@
 // what was expected. Functions that can fail return a Status and write their
 // result through an out-pointer; nothing in evalrun throws across a module
 // boundary.
+//
+// Thread-safety: a Status is a plain value.
 #ifndef EVALRUN_EVALS_BASE_STATUS_H_
 #define EVALRUN_EVALS_BASE_STATUS_H_
 

@@ -52,6 +52,9 @@
 // Thread-safety: RunFit runs on the caller's thread (call it from the
 // runner's main thread: the engine's child asks for SIGTERM when the thread
 // that started it exits) and samples the GPU on one thread of its own.
+//
+// Thread-safety: runs on the caller's thread (the fit part's Run); it owns the
+// engine it starts and stops.
 #ifndef EVALRUN_EVALS_PARTS_FIT_LADDER_H_
 #define EVALRUN_EVALS_PARTS_FIT_LADDER_H_
 

@@ -12,6 +12,8 @@
 // depends only on (seed, record id), so a question's letters are the same on
 // every machine, compiler and run, whatever the concurrency or the subset of
 // questions asked.
+//
+// Thread-safety: pure functions (each says so below); no shared mutable state.
 #ifndef EVALRUN_EVALS_PARTS_GPQA_DATA_H_
 #define EVALRUN_EVALS_PARTS_GPQA_DATA_H_
 

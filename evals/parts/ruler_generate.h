@@ -4,6 +4,9 @@
 // GenerateRulerSamples checks the arguments, sets up a RulerBuildContext
 // (the cwe pool, the essay split cache) and calls one of these; each builds
 // samples 0..n-1 in order and hands them over with EmitRulerSample.
+//
+// Thread-safety: one generation runs on one thread; its RulerBuildContext is
+// not shared.
 #ifndef EVALRUN_EVALS_PARTS_RULER_GENERATE_H_
 #define EVALRUN_EVALS_PARTS_RULER_GENERATE_H_
 

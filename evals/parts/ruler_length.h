@@ -43,6 +43,8 @@
 // Cost measured with a fake word-count tokenizer: 40 samples at 128K take 42
 // counts for the niah tasks and fwe (3 for the first sample, then 1 each);
 // cwe at 4K, whose word lists tokenize unevenly, about 2 per sample.
+//
+// Thread-safety: one estimator per task and length, used by one thread.
 #ifndef EVALRUN_EVALS_PARTS_RULER_LENGTH_H_
 #define EVALRUN_EVALS_PARTS_RULER_LENGTH_H_
 

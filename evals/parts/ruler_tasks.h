@@ -78,6 +78,9 @@
 //    includes. remove_newline_tab (off by default upstream) is not offered,
 //    nor chunked preparation (chunk_idx, which shifts the seed).
 //  * vt supports type_haystack noise only (the configured one).
+//
+// Thread-safety: GenerateRulerSamples runs on the caller's thread and calls
+// the tokenizer and the emit callback there; it shares no state between calls.
 #ifndef EVALRUN_EVALS_PARTS_RULER_TASKS_H_
 #define EVALRUN_EVALS_PARTS_RULER_TASKS_H_
 

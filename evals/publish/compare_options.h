@@ -1,5 +1,7 @@
 // The options of `evalrun compare` (evals/publish/compare.h), shared by its
 // steps, and the names its document uses.
+//
+// Thread-safety: plain values.
 #ifndef EVALRUN_EVALS_PUBLISH_COMPARE_OPTIONS_H_
 #define EVALRUN_EVALS_PUBLISH_COMPARE_OPTIONS_H_
 

@@ -9,6 +9,8 @@
 // prompt tokens + max_tokens, with the exact count where the part counted
 // it and an upper bound otherwise (a token covers at least one byte: the
 // bytes of the messages plus the chat template's tokens).
+//
+// Thread-safety: pure functions over the items given.
 #ifndef EVALRUN_EVALS_RUN_CONTEXT_CHECK_H_
 #define EVALRUN_EVALS_RUN_CONTEXT_CHECK_H_
 

@@ -3,6 +3,8 @@
 // slots, its share of the answers, its latencies and the speeds it
 // reported, from the part's records (SampleRecord::endpoint) and the pool's
 // counts for this run.
+//
+// Thread-safety: pure functions.
 #ifndef EVALRUN_EVALS_RUN_ENDPOINT_RESULTS_H_
 #define EVALRUN_EVALS_RUN_ENDPOINT_RESULTS_H_
 

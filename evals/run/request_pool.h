@@ -9,6 +9,10 @@
 // one takes less of the queue, a failed one hands its requests back to the
 // queue at once (the others take them), and one that stays down past its
 // watch's wait is dropped: the run stops only when none is left.
+//
+// Thread-safety: Run is called from one thread and blocks; it starts the
+// workers, the writer and the monitor, and joins them before it returns.
+// The callbacks say below on which of those threads they run.
 #ifndef EVALRUN_EVALS_RUN_REQUEST_POOL_H_
 #define EVALRUN_EVALS_RUN_REQUEST_POOL_H_
 

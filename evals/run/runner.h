@@ -2,6 +2,9 @@
 // re-scoring recorded answers without one. Both write the same
 // <out>/<job>/<part>/samples.jsonl and <out>/<job>/results.json, scored by
 // the same Part::Score.
+//
+// Thread-safety: each job runs on the caller's thread (starting and joining
+// its own pool, writer and scoring threads); one job per output folder.
 #ifndef EVALRUN_EVALS_RUN_RUNNER_H_
 #define EVALRUN_EVALS_RUN_RUNNER_H_
 

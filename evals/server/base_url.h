@@ -2,6 +2,8 @@
 // `--base-url` flag gives it: one check for both, so that a URL the card
 // would refuse is refused on the command line too (exit 1, before any
 // request).
+//
+// Thread-safety: pure functions.
 #ifndef EVALRUN_EVALS_SERVER_BASE_URL_H_
 #define EVALRUN_EVALS_SERVER_BASE_URL_H_
 

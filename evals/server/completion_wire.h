@@ -3,6 +3,8 @@
 // Pure functions, no I/O; shapes checked against the real llama-server
 // b10470 (tests/completion_wire_test.cc) and OpenAI's legacy completions
 // format (vLLM, SGLang).
+//
+// Thread-safety: pure functions.
 #ifndef EVALRUN_EVALS_SERVER_COMPLETION_WIRE_H_
 #define EVALRUN_EVALS_SERVER_COMPLETION_WIRE_H_
 

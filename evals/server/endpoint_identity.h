@@ -4,6 +4,8 @@
 // (or /v1/models alone where that is all there is). Checked before any
 // request (evals/run/server_start.cc); answers of two models or builds must
 // not be mixed in one job unless the card says so (server.endpoints_differ).
+//
+// Thread-safety: pure functions over the facts given.
 #ifndef EVALRUN_EVALS_SERVER_ENDPOINT_IDENTITY_H_
 #define EVALRUN_EVALS_SERVER_ENDPOINT_IDENTITY_H_
 

@@ -21,6 +21,9 @@
 //      never over-commits one per slot. `assumed` is set, so the runner can
 //      say so and how to change it;
 //   5. otherwise per slot (one slot, or nothing known).
+//
+// Thread-safety: runs on the caller's thread before the pool starts; the
+// result is a plain value.
 #ifndef EVALRUN_EVALS_SERVER_KV_CAPACITY_H_
 #define EVALRUN_EVALS_SERVER_KV_CAPACITY_H_
 

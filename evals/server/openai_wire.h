@@ -1,6 +1,8 @@
 // The OpenAI-compatible wire format: request bodies out, replies in.
 // Pure functions, no I/O; tested on the real llama-server replies in
 // ../shared/reference/llama-server.
+//
+// Thread-safety: pure functions.
 #ifndef EVALRUN_EVALS_SERVER_OPENAI_WIRE_H_
 #define EVALRUN_EVALS_SERVER_OPENAI_WIRE_H_
 

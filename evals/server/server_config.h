@@ -3,6 +3,8 @@
 // other servers behind the same card (server.endpoints). The
 // card parser (evals/run/card.h) fills it from the card's "server" object;
 // the server layer (client, engine, server facts, tokenizer, watch) reads it.
+//
+// Thread-safety: plain values, copied to each thread that needs them.
 #ifndef EVALRUN_EVALS_SERVER_SERVER_CONFIG_H_
 #define EVALRUN_EVALS_SERVER_SERVER_CONFIG_H_
 

@@ -1,5 +1,8 @@
 // What the server says about itself: readiness (/health) and facts
 // (/props, /v1/models) recorded in run.json.
+//
+// Thread-safety: each call uses the transport it is given (one thread's);
+// the results are plain values.
 #ifndef EVALRUN_EVALS_SERVER_SERVER_INFO_H_
 #define EVALRUN_EVALS_SERVER_SERVER_INFO_H_
 

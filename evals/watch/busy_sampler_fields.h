@@ -1,6 +1,8 @@
 // How the load sampler writes numbers and names into its JSON (internal to
 // evals/watch: busy_sampler.cc, busy_sampler_gpu.cc, busy_sampler_report.cc).
 // Pure functions.
+//
+// Thread-safety: pure functions.
 #ifndef EVALRUN_EVALS_WATCH_BUSY_SAMPLER_FIELDS_H_
 #define EVALRUN_EVALS_WATCH_BUSY_SAMPLER_FIELDS_H_
 
