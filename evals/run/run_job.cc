@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "evals/base/exit_codes.h"
-#include "evals/run/noise_log.h"
+#include "evals/run/load_log.h"
 #include "evals/run/run_steps.h"
 #include "evals/run/utc_now.h"
 #include "evals/server/server_tokenizer.h"
@@ -20,7 +20,7 @@ struct Tally {
 };
 
 // Every question part through the pool; results.json after each.
-StepExit RunQuestionParts(Job* job, Server* server, NoiseLog* noise, CancelToken* cancel, Tally* tally, FILE* err) {
+StepExit RunQuestionParts(Job* job, Server* server, LoadLog* load, CancelToken* cancel, Tally* tally, FILE* err) {
   const Card& card = job->card;
   RetryPolicy retry;
   retry.retries = card.server.retries;
@@ -52,7 +52,7 @@ StepExit RunQuestionParts(Job* job, Server* server, NoiseLog* noise, CancelToken
                               card.server.context, ep.props, ep.transport.get());
     s.endpoints.push_back(std::move(es));
   }
-  if (card.load_sampling.guard) s.pause = [noise] { return noise->sampler()->ShouldPause(); };
+  if (card.load_sampling.guard) s.pause = [load] { return load->sampler()->ShouldPause(); };
   s.tty = isatty(fileno(err));
   for (auto& r : job->parts) {
     if (cancel->cancelled()) break;
@@ -61,7 +61,7 @@ StepExit RunQuestionParts(Job* job, Server* server, NoiseLog* noise, CancelToken
     auto write = [&]() {
       tally->parts_done[r.name] = o.result;
       nlohmann::json extra = {{"finished_utc", UtcNow()}, {"server", server->props.ToJson()},
-                              {"noise", noise->sampler()->Summary()}};
+                              {"noise", load->sampler()->Summary()}};
       if (job->shard.sharded()) extra["shard"] = ShardJson(*job);
       return WriteResults(job->dir.path(), card, job->dir.job(), tally->parts_done, extra);
     };
@@ -114,7 +114,7 @@ ProcedureEnv EnvFor(const Job& job, const PartRun& r, Server* server, GpuReader*
 }
 
 // The procedures, each on this thread with the managed engine stopped.
-StepExit RunProcedures(Job* job, Server* server, NoiseLog* noise, CancelToken* cancel, Tally* tally, FILE* out,
+StepExit RunProcedures(Job* job, Server* server, LoadLog* load, CancelToken* cancel, Tally* tally, FILE* out,
                        FILE* err) {
   RealCommandRunner smi_runner;
   GpuReader gpu(&smi_runner);
@@ -126,7 +126,7 @@ StepExit RunProcedures(Job* job, Server* server, NoiseLog* noise, CancelToken* c
     else if (!st.ok()) return Stop(err, st.Prefixed("part " + r.name), kExitUnreachable);
     tally->parts_done[r.name] = result;
     st = WriteResults(job->dir.path(), job->card, job->dir.job(), tally->parts_done,
-                      {{"finished_utc", UtcNow()}, {"noise", noise->sampler()->Summary()}});
+                      {{"finished_utc", UtcNow()}, {"noise", load->sampler()->Summary()}});
     if (!st.ok()) return Stop(err, st, kExitWriteFailed);
     const std::string headline = r.procedure->Headline(result);
     if (!headline.empty()) std::fprintf(out, "\n%s\n", headline.c_str());
@@ -134,14 +134,14 @@ StepExit RunProcedures(Job* job, Server* server, NoiseLog* noise, CancelToken* c
   return std::nullopt;
 }
 
-int Finish(const Job& job, const Tally& tally, NoiseLog* noise, CancelToken* cancel, FILE* out, FILE* err) {
+int Finish(const Job& job, const Tally& tally, LoadLog* load, CancelToken* cancel, FILE* out, FILE* err) {
   PrintTable(out, job.parts, tally.parts_done);
   for (const auto& r : job.parts) {
     if (!tally.parts_done.contains(r.name) || !tally.parts_done[r.name].contains("repeat")) continue;
     std::fprintf(out, "repeat 2 of %s (%s/repeat-2): %s\n", r.name.c_str(), job.dir.path().c_str(),
                  tally.parts_done[r.name]["repeat"]["text"].get<std::string>().c_str());
   }
-  std::fprintf(out, "\nmachine noise: %s\n", noise->sampler()->SummaryLine().c_str());
+  std::fprintf(out, "\nmachine load: %s\n", load->sampler()->SummaryLine().c_str());
   std::fprintf(out, "results: %s/results.json\n", job.dir.path().c_str());
   if (tally.interrupted || cancel->cancelled()) {
     std::fprintf(err, "evalrun: interrupted; answers are kept. Resume with the same command and --job %s\n",
@@ -174,18 +174,18 @@ int RunJob(const RunOptions& opts, CancelToken* cancel, FILE* out, FILE* err) {
   if (StepExit e = WriteShardFile(job, err)) return *e;
   if (StepExit e = LoadAnswered(&job, err)) return *e;
 
-  NoiseLog noise(job.card, server.origin, job.dir.path() + "/load.jsonl",
+  LoadLog load(job.card, server.origin, job.dir.path() + "/load.jsonl",
                  job.managed ? static_cast<int>(server.engine->pid()) : 0, err);
   Tally tally;
   cancel->SetStopNote("no new requests; waiting for the answers in flight");
-  if (StepExit e = RunQuestionParts(&job, &server, &noise, cancel, &tally, err)) return *e;
+  if (StepExit e = RunQuestionParts(&job, &server, &load, cancel, &tally, err)) return *e;
   if (job.managed && !job.parts.empty()) {
     Status st = server.engine->Stop();
     if (!st.ok()) std::fprintf(err, "evalrun: warning: engine: %s\n", st.message().c_str());
   }
   cancel->SetStopNote("the procedure stops its step and the engine");
-  if (StepExit e = RunProcedures(&job, &server, &noise, cancel, &tally, out, err)) return *e;
-  return Finish(job, tally, &noise, cancel, out, err);
+  if (StepExit e = RunProcedures(&job, &server, &load, cancel, &tally, out, err)) return *e;
+  return Finish(job, tally, &load, cancel, out, err);
 }
 
 }  // namespace evalrun

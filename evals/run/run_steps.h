@@ -179,7 +179,7 @@ struct RunServices {
   CancelToken* cancel = nullptr;
   FILE* err = nullptr;
   std::vector<EndpointService> endpoints;  // server->endpoints, in order
-  std::function<bool()> pause;        // the noise guard (may be empty)
+  std::function<bool()> pause;        // the load guard (may be empty)
   bool tty = false;                   // progress overprinted on a terminal
 };
 

@@ -57,7 +57,7 @@ void BusySampler::Start() {
   }
   if (!primed) SampleOnce();
   thread_ = std::thread([this] {
-    NameThisThread("evalrun-noise");
+    NameThisThread("evalrun-load");
     Run();
   });
 }

@@ -1,11 +1,11 @@
-// The machine-noise sampler of a run (evals/watch/busy_sampler.h): the
+// The machine-load sampler of a run (evals/watch/busy_sampler.h): the
 // busiest other processes and the card's GPU, one line a sample in
 // <job>/load.jsonl, from construction until destruction.
 //
 // Thread-safety: the sampler runs on its own thread; sampler() may be used
-// from any thread while the NoiseLog lives.
-#ifndef EVALRUN_EVALS_RUN_NOISE_LOG_H_
-#define EVALRUN_EVALS_RUN_NOISE_LOG_H_
+// from any thread while the LoadLog lives.
+#ifndef EVALRUN_EVALS_RUN_LOAD_LOG_H_
+#define EVALRUN_EVALS_RUN_LOAD_LOG_H_
 
 #include <cstdio>
 #include <memory>
@@ -25,14 +25,14 @@ GpuSelector CardGpu(const Card& card);
 // engine's processes; 0 for a remote server.
 int LocalPort(const std::string& origin);
 
-class NoiseLog {
+class LoadLog {
  public:
   // Starts sampling; `engine_pid` (0: none) and the processes on the
-  // origin's local port are the engine, not noise. Warnings go to `err`.
-  NoiseLog(const Card& card, const std::string& origin, const std::string& path, int engine_pid, FILE* err);
-  ~NoiseLog();
-  NoiseLog(const NoiseLog&) = delete;
-  NoiseLog& operator=(const NoiseLog&) = delete;
+  // origin's local port are the engine, not load. Warnings go to `err`.
+  LoadLog(const Card& card, const std::string& origin, const std::string& path, int engine_pid, FILE* err);
+  ~LoadLog();
+  LoadLog(const LoadLog&) = delete;
+  LoadLog& operator=(const LoadLog&) = delete;
 
   BusySampler* sampler() { return sampler_.get(); }
 
@@ -46,4 +46,4 @@ class NoiseLog {
 
 }  // namespace evalrun
 
-#endif  // EVALRUN_EVALS_RUN_NOISE_LOG_H_
+#endif  // EVALRUN_EVALS_RUN_LOAD_LOG_H_

@@ -1,4 +1,4 @@
-#include "evals/run/noise_log.h"
+#include "evals/run/load_log.h"
 #include "evals/base/redact.h"
 
 #include <cstdlib>
@@ -29,7 +29,7 @@ int LocalPort(const std::string& origin) {
   return std::atoi(hostport.c_str() + colon + 1);
 }
 
-NoiseLog::NoiseLog(const Card& card, const std::string& origin, const std::string& path, int engine_pid, FILE* err)
+LoadLog::LoadLog(const Card& card, const std::string& origin, const std::string& path, int engine_pid, FILE* err)
     : runner_(), gpu_(&runner_) {
   BusySamplerOptions o;
   o.interval_s = card.load_sampling.interval_s;
@@ -56,7 +56,7 @@ NoiseLog::NoiseLog(const Card& card, const std::string& origin, const std::strin
   if (!report.empty()) std::fprintf(err, "evalrun: %s\n", report.c_str());
 }
 
-NoiseLog::~NoiseLog() {
+LoadLog::~LoadLog() {
   sampler_->Stop();
   if (file_) std::fclose(file_);
 }
