@@ -159,6 +159,7 @@ TEST_F(E2eThinkingReport, ReportAndCompareShowBothPartsWithThePlantedFigures) {
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 4) << r.err;
   const std::string cmp = r.out;
   const std::string changed = "the switch reached the template in A and is dropped on the way in B";
+  ASSERT_NE(cmp.find("## Notes"), std::string::npos) << cmp;
   const std::string notes = cmp.substr(cmp.find("## Notes"));
   EXPECT_EQ(notes.find("- thinking: " + changed), notes.find("- ")) << "the changed verdict is the first note\n" << cmp;
   for (const std::string& want : {
