@@ -41,6 +41,11 @@ FakeReply OnReply(int kind) {
 }
 constexpr int kOnTokens[] = {40, 104, 132, 40};
 
+// Job A's MMLU-Pro answer (thinking off, max_tokens 40): a letter from the prompt.
+std::string MmluLetter(const std::string& prompt_sha256) {
+  return std::string(1, "ABCDEFGHIJ"[(prompt_sha256[1] + prompt_sha256[2]) % 10]);
+}
+
 std::string Prompt(const nlohmann::json& body) { return body["messages"][0]["content"].get<std::string>(); }
 
 std::string Pct(int k, int n) { return FormatDouble("%.2f", 100.0 * k / n); }
@@ -90,7 +95,7 @@ class E2eThinkingReport : public E2eTest {
   // Job `job` against `server`: MMLU-Pro thinking off, thinking on GPQA.
   void RunJob(FakeServer& server, const std::string& job) {
     const std::string card = WriteCard(server.base_url(), "4", R"({
-        "mmlupro": {"questions": 8, "thinking": "off", "max_tokens": 32},
+        "mmlupro": {"questions": 8, "thinking": "off", "max_tokens": 40},
         "thinking": {"benchmarks": {"gpqa": 12}, "budget": 100, "answer_tokens": 32}})");
     BinaryResult r = Run({"--card", card, "--job", job});
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -104,14 +109,24 @@ TEST_F(E2eThinkingReport, ReportAndCompareShowBothPartsWithThePlantedFigures) {
   FakeServer a_server(o);
   ASSERT_TRUE(a_server.Start());
   a_server.SetResponder([](const nlohmann::json& body) {
-    if (FakeThinkingOff(body)) return FakeReply{"A", "", "stop"};  // MMLU-Pro and the off arm
-    return OnReply(Kind(Sha256Hex(Prompt(body))));
+    const std::string sha = Sha256Hex(Prompt(body));
+    if (body["max_tokens"] == 40) return FakeReply{MmluLetter(sha), "", "stop"};  // MMLU-Pro
+    if (FakeThinkingOff(body)) return FakeReply{"A", "", "stop"};                  // the off arm
+    return OnReply(Kind(sha));
   });
   ASSERT_NO_FATAL_FAILURE(RunJob(a_server, "a"));
-  // MMLU-Pro was asked with thinking off, every request of the thinking
-  // part's on arm with it on.
+  // MMLU-Pro was asked with thinking off and no budget.
+  int mmlu_requests = 0;
+  for (const auto& b : a_server.requests()) {
+    if (b["max_tokens"] != 40) continue;
+    ++mmlu_requests;
+    EXPECT_EQ(b["chat_template_kwargs"]["enable_thinking"], false);
+    EXPECT_FALSE(b.contains("reasoning_budget_tokens"));
+  }
+  EXPECT_EQ(mmlu_requests, 8);
   int mmlu_right = 0;
-  for (const auto& s : Samples("a", "mmlupro")) mmlu_right += s["gold"] == "A";
+  for (const auto& s : Samples("a", "mmlupro")) mmlu_right += s["gold"] == MmluLetter(s["prompt_sha256"]);
+  ASSERT_GT(mmlu_right, 0) << "plant at least one right MMLU-Pro answer";
   const Planted p = Expect(Samples("a", "thinking"));
   const auto res = Results("a")["parts"];
   ASSERT_EQ(res["mmlupro"]["request"]["thinking"], "off");
