@@ -172,12 +172,13 @@ Table AccuracyTable(const json& part) {
 
 Table ReasoningTable(const json& part) {
   Table t{"Reasoning tokens and cut-offs",
-          {"benchmark", "arm", "n", "reasoning tokens median", "p90", "max", "cut off in reasoning",
-           "cut off in answer", "budget ended", "reasoning left in answer", "no reasoning"},
+          {"benchmark", "arm", "n", "tokens median", "p90", "max", "cut in reasoning", "cut in answer",
+           "budget ended", "left in answer", "no reasoning"},
           {},
-          "Cut off in reasoning: the token limit came before any answer (or inside an unclosed think block); budget "
-          "ended: the budget ended the reasoning and an answer followed; reasoning left in answer: a stray or "
-          "unclosed think tag in the answer (wrong, counted apart)."};
+          "Tokens: the reasoning tokens per answer. Cut in reasoning: the token limit came before any answer (or "
+          "inside an unclosed think block); cut in answer: after the reasoning; budget ended: the budget ended the "
+          "reasoning and an answer followed; left in answer: reasoning left in the answer, a stray or unclosed think "
+          "tag (wrong, counted apart); no reasoning: replies without any."};
   for (const auto& [name, b] : Benchmarks(part)) {
     for (const char* arm : {"on", "off"}) {
       const json& a = JsonAt(*b, {arm});
@@ -355,11 +356,11 @@ json SwitchOf(const json& part) {
 Table CompareTable(const json& t) {
   Table tab{"thinking: accuracy A vs B by benchmark and arm",
             {"benchmark", "arm", "n", "A %", "B %", "Δ pp", "A✓ B✗", "A✗ B✓", "McNemar p",
-             "reasoning tokens A (median / p90 / max)", "reasoning tokens B (median / p90 / max)",
-             "cut off in reasoning / in answer A", "B"},
+             "reasoning A", "reasoning B", "cut A", "cut B"},
             {},
             "Paired on the items both runs answered (ids <arm>/<benchmark>/<question>); McNemar's exact two-sided p "
-            "on the items only one run got right."};
+            "on the items only one run got right. Reasoning: the reasoning tokens per answer, median / p90 / max; "
+            "cut: answers cut off inside the reasoning / in the answer."};
   for (const auto& r : t["rows"])
     tab.rows.push_back({JsonText(r["benchmark"]), JsonText(r["arm"]), Num(r["n"]), Pct(r["score_a"]),
                         Pct(r["score_b"]), Pp(r["delta"]), Num(r["a_better"]), Num(r["b_better"]),
