@@ -177,6 +177,8 @@ TEST_F(E2eThinkingReport, ReportAndCompareShowBothPartsWithThePlantedFigures) {
   ASSERT_NE(cmp.find("## Notes"), std::string::npos) << cmp;
   const std::string notes = cmp.substr(cmp.find("## Notes"));
   EXPECT_EQ(notes.find("- thinking: " + changed), notes.find("- ")) << "the changed verdict is the first note\n" << cmp;
+  // First under the verdict, before the summary.
+  EXPECT_LT(cmp.find("**Thinking: " + changed + ".**"), cmp.find("## Summary")) << cmp;
   for (const std::string& want : {
            "**Changed: " + changed + ".**",
            std::string("**Changed: thinking off was obeyed in A and is ignored in B.**"),
@@ -188,7 +190,9 @@ TEST_F(E2eThinkingReport, ReportAndCompareShowBothPartsWithThePlantedFigures) {
                std::to_string(p.cut_r) + " / " + std::to_string(p.cut_a) + " | 0 / 0 |",
            std::string("## mmlupro"), std::string("## thinking")})
     EXPECT_EQ(Has(cmp, want), "") << cmp;
-  EXPECT_EQ(Has(ReadFile(page), "Changed: " + changed + "."), "");
+  const std::string cmp_html = ReadFile(page);
+  EXPECT_EQ(Has(cmp_html, "Changed: " + changed + "."), "");
+  EXPECT_LT(cmp_html.find("<div class=\"banner bad\">" + changed + ".</div>"), cmp_html.find("id=\"summary\""));
 }
 
 }  // namespace

@@ -346,6 +346,7 @@ std::string ComparisonHtml(const json& cmp) {
   h += "<header><h1>" + Esc(title) + "</h1><div class=\"sub\">" + E(cmp["a"]["dir"]) + " → " + E(cmp["b"]["dir"]) +
        "</div></header>\n";
   VerdictSection(cmp, &h);
+  h += ThinkingChangesHtml(cmp);
   SummarySection(cmp, &h);
   NoiseSection(cmp, &h);
   for (const auto& p : cmp["parts"]) {

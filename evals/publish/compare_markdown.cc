@@ -321,6 +321,7 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
   std::string o;
   RunsSection(cmp, &o);
   VerdictSection(cmp, &o);
+  o += ThinkingChangesMarkdown(cmp);
   SummarySection(cmp, &o);
   NoiseSection(cmp, &o);
   SetupSection(cmp, &o);

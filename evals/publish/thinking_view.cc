@@ -455,6 +455,30 @@ void AddThinkingComparison(const std::string& part, const json& results_a, const
   (*part_doc)["thinking"] = t;
 }
 
+// The changes of the thinking part of `cmp`, if it was compared.
+std::vector<std::string> ComparedChanges(const json& cmp) {
+  const json& parts = JsonAt(cmp, {"parts"});
+  if (!parts.is_array()) return {};
+  for (const auto& p : parts)
+    if (JsonText(JsonAt(p, {"part"})) == "thinking" && JsonAt(p, {"thinking"}).is_object())
+      return Changes(p["thinking"]);
+  return {};
+}
+
+std::string ThinkingChangesMarkdown(const json& cmp) {
+  std::string o;
+  for (const auto& c : ComparedChanges(cmp)) o += "**Thinking: " + MarkdownCell(c, kLine) + ".**\n\n";
+  return o;
+}
+
+std::string ThinkingChangesHtml(const json& cmp) {
+  const std::vector<std::string> changes = ComparedChanges(cmp);
+  if (changes.empty()) return "";
+  std::string h = "<section id=\"thinking-changed\"><h2>Thinking: what changed</h2>";
+  for (const auto& c : changes) h += "<div class=\"banner bad\">" + HtmlEscape(c) + ".</div>";
+  return h + "</section>\n";
+}
+
 std::string ThinkingCompareMarkdown(const json& t) {
   if (!t.is_object()) return "";
   std::string o;

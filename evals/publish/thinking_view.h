@@ -52,6 +52,12 @@ nlohmann::json ThinkingComparison(const nlohmann::json& part_a, const nlohmann::
 void AddThinkingComparison(const std::string& part, const nlohmann::json& results_a,
                            const nlohmann::json& results_b, nlohmann::json* part_doc, nlohmann::json* notes);
 
+// A comparison document's (evalrun.compare/1) thinking changes as the
+// first thing under its verdict: "**Thinking: <change>.**" lines, or a red
+// banner each; "" when nothing changed or the part was not compared.
+std::string ThinkingChangesMarkdown(const nlohmann::json& cmp);
+std::string ThinkingChangesHtml(const nlohmann::json& cmp);
+
 // The comparison above (a part document's "thinking"), rendered.
 std::string ThinkingCompareMarkdown(const nlohmann::json& thinking);
 std::string ThinkingCompareHtml(const nlohmann::json& thinking);
