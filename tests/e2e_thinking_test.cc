@@ -39,10 +39,11 @@ FakeReply OnReply(int kind) {
 }
 
 // Reasoning tokens each kind spends, as evalrun counts them (completion
-// tokens - the answer's - the end-of-sequence token; a cut at 132 tokens).
+// tokens - the answer's - the end-of-sequence token; a cut at 132 tokens;
+// the budget's forced end tag "</think>" is 4 fake tokens).
 int OnTokens(int kind) {
   switch (kind) {
-    case 2: return 100;
+    case 2: return 104;
     case 4: return 132;
     case 5: return 9;  // "<think>short thought</think>\n": 9 fake tokens
     default: return 50;

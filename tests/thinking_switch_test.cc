@@ -142,5 +142,76 @@ TEST(ThinkingMeasures, ArmAndPairs) {
   EXPECT_NEAR(p["difference"].get<double>(), 0.6, 1e-9);
 }
 
+// Accuracy against reasoning tokens spent: buckets of the budget (50: 0,
+// 1-6, 7-12, 13-25, 26-49, 50 and more), reasoning tokens 0, 10, ..., 90,
+// the first 8 right.
+TEST(ThinkingMeasures, AccuracyByReasoningTokensInBucketsOfTheBudget) {
+  std::vector<SampleRecord> on;
+  for (int i = 0; i < 10; ++i) {
+    on.push_back(Rec("A", "r", "stop", 2 + 10 * i));
+    ChoiceVerdict v;
+    v.correct = i < 8;
+    on.back().verdict = v;
+  }
+  on.push_back(Rec("A", "r", "stop", -1));  // no usage: unknown
+  std::vector<const SampleRecord*> recs;
+  std::vector<ThinkingFacts> facts;
+  const AnswerCounter one = [](const std::string&) { return 1; };
+  for (auto& r : on) recs.push_back(&r), facts.push_back(ReadThinkingFacts(r, one));
+  const nlohmann::json b = ReasoningBucketsJson(recs, facts, 50);
+  ASSERT_EQ(b.size(), 7u) << b.dump();
+  const std::vector<std::string> labels = {"0", "1-6", "7-12", "13-25", "26-49", "≥ 50", "unknown"};
+  const std::vector<int> n = {1, 0, 1, 1, 2, 5, 1}, correct = {1, 0, 1, 1, 2, 3, 0};
+  for (size_t i = 0; i < labels.size(); ++i) {
+    SCOPED_TRACE(labels[i]);
+    EXPECT_EQ(b[i]["label"], labels[i]);
+    EXPECT_EQ(b[i]["n"], n[i]);
+    EXPECT_EQ(b[i]["correct"], correct[i]);
+  }
+  EXPECT_TRUE(b[1]["accuracy"].is_null());
+  EXPECT_DOUBLE_EQ(b[5]["accuracy"].get<double>(), 0.6);
+  EXPECT_EQ(b[5]["from"], 50);
+  EXPECT_TRUE(b[5]["to"].is_null());
+  // A budget of 1: nothing between 0 and the budget.
+  const nlohmann::json one_bucket = ReasoningBucketsJson(recs, facts, 1);
+  ASSERT_EQ(one_bucket.size(), 3u) << one_bucket.dump();
+  EXPECT_EQ(one_bucket[1]["label"], "≥ 1");
+  EXPECT_EQ(one_bucket[1]["n"], 9);
+}
+
+// The fake server's budget as llama-server's sampler: after the budget the
+// forced message and end tag are generated tokens; the end tag is not shown.
+TEST(FakeThinkingModel, TheBudgetsForcedEndTagCountsAsGenerated) {
+  FakeServer server;
+  ASSERT_TRUE(server.Start());
+  std::string words;
+  for (int i = 0; i < 50; ++i) words += i ? " w" : "w";
+  server.SetResponder([&](const nlohmann::json&) { return FakeReply{"C", words, "stop"}; });
+  std::unique_ptr<HttpTransport> t = MakeHttpTransport(server.origin(), "");
+  auto ask = [&](nlohmann::json extra) {
+    nlohmann::json body = {{"messages", {{{"role", "user"}, {"content", "q"}}}}, {"max_tokens", 100}};
+    body.update(extra);
+    HttpResponse r = t->Post("/v1/chat/completions", body.dump(), 10);
+    EXPECT_EQ(r.status, 200) << r.body;
+    return nlohmann::json::parse(r.body);
+  };
+  nlohmann::json r = ask({{"reasoning_budget_tokens", 10}});
+  EXPECT_EQ(r["choices"][0]["message"]["reasoning_content"], FakeFirstTokens(words, 10));
+  EXPECT_EQ(r["choices"][0]["message"]["content"], "C");
+  // 10 reasoning + "</think>" (4 fake tokens) + "C" + end of sequence.
+  EXPECT_EQ(r["usage"]["completion_tokens"], 16);
+  r = ask({{"thinking_budget_tokens", 10}, {"reasoning_budget_message", " Enough."}});
+  EXPECT_EQ(r["choices"][0]["message"]["reasoning_content"], FakeFirstTokens(words, 10) + " Enough.");
+  EXPECT_EQ(r["usage"]["completion_tokens"], 16 + FakeTokenCount(" Enough."));
+  // The end tag takes room under max_tokens: 12 leaves none for the answer.
+  r = ask({{"reasoning_budget_tokens", 10}, {"max_tokens", 12}});
+  EXPECT_EQ(r["choices"][0]["finish_reason"], "length");
+  EXPECT_EQ(r["choices"][0]["message"].value("content", ""), "");
+  EXPECT_EQ(r["usage"]["completion_tokens"], 12);
+  // A reasoning within the budget ends by itself: nothing forced.
+  r = ask({{"reasoning_budget_tokens", 50}});
+  EXPECT_EQ(r["usage"]["completion_tokens"], 52);
+}
+
 }  // namespace
 }  // namespace evalrun::testing

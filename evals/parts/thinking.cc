@@ -183,6 +183,8 @@ nlohmann::json ThinkingPart::BenchmarkJson(const std::string& name, const std::v
   nlohmann::json j = {{"on", ArmJson(recs[0], fs[0], budget_)},
                       {"off", ArmJson(recs[1], fs[1], std::nullopt)},
                       {"paired", PairedJson(recs[0], recs[1])}};
+  j["on"]["by_reasoning_tokens"] = ReasoningBucketsJson(recs[0], fs[0], budget_);
+  j["off"]["by_reasoning_tokens"] = ReasoningBucketsJson(recs[1], fs[1], budget_);
   if (lines && !recs[0].empty()) {
     const auto& on = j["on"];
     char buf[400];

@@ -112,4 +112,46 @@ nlohmann::json PairedJson(const std::vector<const SampleRecord*>& on, const std:
           {"p_text", FormatPValue(p)}};
 }
 
+nlohmann::json ReasoningBucketsJson(const std::vector<const SampleRecord*>& recs,
+                                    const std::vector<ThinkingFacts>& facts, int budget) {
+  struct Bucket {
+    int from;
+    std::optional<int> to;
+    int n = 0, correct = 0;
+  };
+  std::vector<Bucket> buckets = {{0, 0}};
+  int lo = 1;
+  for (int hi : {budget / 8, budget / 4, budget / 2, budget - 1}) {
+    if (hi < lo) continue;
+    buckets.push_back({lo, hi});
+    lo = hi + 1;
+  }
+  buckets.push_back({std::max(lo, budget), std::nullopt});
+  Bucket unknown{-1, std::nullopt};
+  for (size_t i = 0; i < recs.size(); ++i) {
+    const int t = facts[i].reasoning_tokens;
+    Bucket* b = &unknown;
+    for (Bucket& x : buckets)
+      if (t >= x.from && (!x.to || t <= *x.to)) b = &x;
+    ++b->n;
+    b->correct += Correct(*recs[i]);
+  }
+  if (unknown.n > 0) buckets.push_back(unknown);
+  nlohmann::json out = nlohmann::json::array();
+  for (const Bucket& b : buckets) {
+    std::string label = b.from < 0 ? "unknown"
+                        : !b.to    ? "≥ " + std::to_string(b.from)
+                        : b.from == *b.to ? std::to_string(b.from)
+                                          : std::to_string(b.from) + "-" + std::to_string(*b.to);
+    out.push_back({{"label", label},
+                   {"from", b.from < 0 ? nlohmann::json() : nlohmann::json(b.from)},
+                   {"to", b.to ? nlohmann::json(*b.to) : nlohmann::json()},
+                   {"n", b.n},
+                   {"correct", b.correct},
+                   {"accuracy", b.n ? nlohmann::json(Round(static_cast<double>(b.correct) / b.n, 6))
+                                    : nlohmann::json()}});
+  }
+  return out;
+}
+
 }  // namespace evalrun

@@ -63,6 +63,16 @@ nlohmann::json ArmJson(const std::vector<const SampleRecord*>& recs, const std::
 // accuracy over the pairs) and McNemar's exact p.
 nlohmann::json PairedJson(const std::vector<const SampleRecord*>& on, const std::vector<const SampleRecord*>& off);
 
+// Accuracy against reasoning tokens spent, for one arm: the answers in
+// buckets of the on arm's budget B (0; 1..B/8; ..B/4; ..B/2; ..B-1; B and
+// more: the budget spent; for B = 100 labelled "0", "1-12", "13-25",
+// "26-50", "51-99", "≥ 100"), each {label, from, to (null: open), n,
+// correct, accuracy (null when n is 0)}; a bucket whose range is empty (a
+// small B) is left out, and answers of unknown count go to a last bucket
+// "unknown" (from and to null) when there are any.
+nlohmann::json ReasoningBucketsJson(const std::vector<const SampleRecord*>& recs,
+                                    const std::vector<ThinkingFacts>& facts, int budget);
+
 }  // namespace evalrun
 
 #endif  // EVALRUN_EVALS_PARTS_THINKING_MEASURES_H_

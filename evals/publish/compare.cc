@@ -14,6 +14,7 @@
 #include "evals/base/near_miss.h"
 #include "evals/publish/run_folder.h"
 #include "evals/publish/table_text.h"
+#include "evals/publish/thinking_view.h"
 #include "evals/run/run_files.h"
 
 namespace evalrun {
@@ -223,7 +224,9 @@ Status ComparePart(const std::string& part, const RunFolder& a, const RunFolder&
   std::vector<SampleRecord> sa, sb;
   EVALRUN_RETURN_IF_ERROR(ReadPartSamples(a, b, part, *fa.kind, &sa, &sb, notes));
   if (*fa.kind == VerdictKind::kLogprobs) return CompareProbe(part, a, b, sa, sb, noise, opts, out, verdicts, notes);
-  return CompareScoredPart(part, fa, sa, sb, noise, opts, out, verdicts, notes);
+  EVALRUN_RETURN_IF_ERROR(CompareScoredPart(part, fa, sa, sb, noise, opts, out, verdicts, notes));
+  AddThinkingComparison(part, a.results, b.results, out, notes);
+  return Status::Ok();
 }
 
 // BuildComparison without the safety net for nlohmann's exceptions.

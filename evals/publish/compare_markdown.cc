@@ -8,6 +8,7 @@
 #include "evals/publish/compare_options.h"
 #include "evals/publish/compare_probe.h"
 #include "evals/publish/table_text.h"
+#include "evals/publish/thinking_view.h"
 #include "scorers/statistics.h"
 
 namespace evalrun {
@@ -309,6 +310,7 @@ void PartSection(const nlohmann::json& p, int max_flips_shown, std::string* o) {
   const Headers h = HeadersFor(p);
   *o += "## " + part + "\n\n";
   PairingLine(p, o);
+  *o += ThinkingCompareMarkdown(p.value("thinking", nlohmann::json()));
   GroupTables(p, h, o);
   FlipsSection(p, h, max_flips_shown, o);
 }
@@ -319,6 +321,7 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
   std::string o;
   RunsSection(cmp, &o);
   VerdictSection(cmp, &o);
+  o += ThinkingChangesMarkdown(cmp);
   SummarySection(cmp, &o);
   NoiseSection(cmp, &o);
   SetupSection(cmp, &o);

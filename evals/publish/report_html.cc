@@ -9,6 +9,7 @@
 #include "evals/publish/html_page.h"
 #include "evals/publish/html_text.h"
 #include "evals/publish/table_text.h"
+#include "evals/publish/thinking_view.h"
 #include "evals/run/part_registry.h"
 
 namespace evalrun {
@@ -417,6 +418,7 @@ std::string RenderReportHtml(const json& m) {
   h += "<header><h1>" + E(m["title"]) + "</h1><div class=\"sub\">" + E(m["subtitle"]) + "</div></header>\n";
   h += ResultsSection(m);
   h += ProbeSection(m);
+  h += ThinkingReportHtml(m.value("thinking", json()));
   h += ByLengthSection(m);
   h += CategoriesSection(m);
   h += RepeatSection(m);

@@ -2,6 +2,7 @@
 
 #include "evals/base/json_fields.h"
 #include "evals/publish/table_text.h"
+#include "evals/publish/thinking_view.h"
 
 namespace evalrun {
 namespace {
@@ -167,6 +168,7 @@ std::string RenderReportMarkdown(const json& m) {
   ResultsTable(m, &o);
   InstructionTable(m, &o);
   ProbeTable(m, &o);
+  o += ThinkingReportMarkdown(m.value("thinking", json()));
   ByLengthTable(m, &o);
   CategoryTables(m, &o);
   RepeatSection(m, &o);

@@ -533,6 +533,7 @@ Status BuildReportModel(const std::string& run_dir, int max_text_chars, json* mo
   EVALRUN_RETURN_IF_ERROR(AddParts(run, max_text_chars, &m, &notes));
   m["setup"] = SetupRows(run);
   m["noise"] = NoiseModel(run.results);
+  m["thinking"] = JsonAt(run.results, {"parts", "thinking"});  // the thinking part's view (thinking_view.h)
   m["notes"] = notes;
   m["max_text_chars"] = max_text_chars;
   *model = std::move(m);

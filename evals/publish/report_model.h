@@ -20,6 +20,8 @@
 //   setup: [[field, text]], noise: {text, details} or null, notes,
 //   repeats: [{part, pairs, flips, flip_rate (%), mde (pp) or null,
 //              mde_below (pp) or null, text, formula}] (a --repeat 2 run) or null,
+//   thinking: results.json's parts.thinking as it is, or null (rendered by
+//             evals/publish/thinking_view.h),
 //   samples: [{part, id, category, verdict, gold, extracted, response, ...}],
 //   sample_parts, max_text_chars}.
 //

@@ -93,11 +93,13 @@ std::vector<std::string> StopWords(const nlohmann::json& body) {
   return out;
 }
 
-Plan MakePlan(const FakeReply& reply, int limit, const std::vector<std::string>& stop) {
+// `closing`: tokens generated after the reasoning and not shown (the end
+// tag a reasoning budget forces, EndReasoningAtBudget).
+Plan MakePlan(const FakeReply& reply, int limit, const std::vector<std::string>& stop, int closing = 0) {
   Plan p;
   const bool ends = reply.finish_reason != "length";
-  const int t_reason = FakeTokenCount(reply.reasoning_content);
-  const int t_content = reply.completion_tokens >= 0 ? std::max(0, reply.completion_tokens - t_reason)
+  const int t_shown = FakeTokenCount(reply.reasoning_content), t_reason = t_shown + closing;
+  const int t_content = reply.completion_tokens >= 0 ? std::max(0, reply.completion_tokens - t_shown)
                                                      : FakeTokenCount(reply.content);
   // What the model writes, as far as the limit lets it.
   std::string text = reply.content;
@@ -143,18 +145,26 @@ Plan MakePlan(const FakeReply& reply, int limit, const std::vector<std::string>&
   return p;
 }
 
-// reasoning_budget_tokens (or thinking_budget_tokens) >= 0: the reasoning
-// ends after that many tokens and the answer follows (the model is made to
-// close its reasoning; the tokens that close it are not counted here).
-void EndReasoningAtBudget(const nlohmann::json& body, FakeReply* reply) {
+// reasoning_budget_tokens (or thinking_budget_tokens) >= 0: a reasoning
+// longer than that ends after that many tokens and the answer follows. As
+// llama-server's budget sampler (common/reasoning-budget.cpp, b10470) does,
+// the server then forces the tokens of the request's
+// reasoning_budget_message (default none) and of the template's end tag
+// "</think>": generated tokens, counted in completion_tokens; the message
+// is shown in reasoning_content, the end tag is not. Returns the end tag's
+// tokens (0 when the budget did not end the reasoning).
+int EndReasoningAtBudget(const nlohmann::json& body, FakeReply* reply) {
   for (const char* key : {"reasoning_budget_tokens", "thinking_budget_tokens"}) {
     auto it = body.find(key);
     if (it == body.end() || !it->is_number_integer() || it->get<int>() < 0) continue;
     const int budget = it->get<int>();
-    if (FakeTokenCount(reply->reasoning_content) > budget)
-      reply->reasoning_content = FakeFirstTokens(reply->reasoning_content, budget);
-    return;
+    if (FakeTokenCount(reply->reasoning_content) <= budget) return 0;
+    auto msg = body.find("reasoning_budget_message");
+    reply->reasoning_content = FakeFirstTokens(reply->reasoning_content, budget) +
+                               (msg != body.end() && msg->is_string() ? msg->get<std::string>() : "");
+    return FakeTokenCount("</think>");
   }
+  return 0;
 }
 
 void Overflow(FakeHttpResponse* res) { FakeError(res, 500, "Context size has been exceeded.", "server_error"); }
@@ -277,7 +287,7 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   // A completion's "model" never stops (as the reference model, which
   // almost never writes EOS); a chat's says what the Responder says.
   FakeReply reply = chat ? respond(body) : FakeReply{"", "", "length"};
-  if (chat) EndReasoningAtBudget(body, &reply);
+  const int closing = chat ? EndReasoningAtBudget(body, &reply) : 0;
   if (ignore_eos) reply.finish_reason = "length";  // the model goes on to the limit
   // Read after the Responder, under the lock a test's accessors take, so
   // what the Responder touched happens before what the test reads next.
@@ -304,7 +314,7 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   const int n_ctx_slot = slots.config().n_ctx_slot;
   int limit = n_ctx_slot - a.prompt_tokens;  // llama-server stops when the slot is full
   if (n_predict >= 0) limit = std::min(limit, std::max(1, n_predict));
-  auto plan = std::make_shared<Plan>(MakePlan(reply, limit, StopWords(body)));
+  auto plan = std::make_shared<Plan>(MakePlan(reply, limit, StopWords(body), closing));
   // Planted times: a prefill of the evaluated prompt tokens, then a steady decode.
   const bool paced = o.prefill_ms_per_token > 0 || o.prefill_base_ms > 0;
   FakeSlots::Pace pace;
