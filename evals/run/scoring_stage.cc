@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
+#include <thread>
 
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
 
 #include "evals/base/thread_name.h"
@@ -34,6 +37,13 @@ class NiceObserver : public tbb::task_scheduler_observer {
 
 }  // namespace
 
+// One scoring thread (the default) is a feeder thread of our own that
+// enters an arena with one slot reserved for it and no worker: it runs each
+// batch of answers as a task_group there and then sleeps on its queue. An
+// arena worker would instead spin (sched_yield) for a while after every
+// task before it sleeps; with answers arriving one at a time that spin was
+// measured at a quarter of the runner's CPU. Several scoring threads are
+// arena workers fed by enqueue (a slow answer then holds no other back).
 struct ScoringStage::Arena {
   explicit Arena(const ScoringOptions& o)
       // The process-wide worker pool must hold the arena's threads (oneTBB
@@ -41,11 +51,38 @@ struct ScoringStage::Arena {
       : workers(tbb::global_control::max_allowed_parallelism,
                 std::max<size_t>(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
                                  static_cast<size_t>(o.concurrency) + 1)),
-        arena(o.concurrency, /*reserved_for_masters=*/0),
-        observer(arena, o.nice) {}
+        arena(o.concurrency, /*reserved_for_masters=*/o.concurrency == 1 ? 1 : 0),
+        observer(arena, o.nice),
+        nice(o.nice) {}
   tbb::global_control workers;
   tbb::task_arena arena;
   NiceObserver observer;
+  int nice;
+  // The feeder (concurrency 1): its queue and thread.
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::function<void()>> queue;
+  bool stop = false;
+  std::thread feeder;
+
+  void Feed() {
+    NameThisThread("evalrun-score");
+    if (nice > 0) setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice);
+    std::unique_lock<std::mutex> l(mu);
+    for (;;) {
+      cv.wait(l, [this] { return stop || !queue.empty(); });
+      if (queue.empty()) return;  // stopped with nothing left
+      std::deque<std::function<void()>> batch;
+      batch.swap(queue);
+      l.unlock();
+      arena.execute([&batch] {
+        tbb::task_group group;
+        for (auto& job : batch) group.run(std::move(job));
+        group.wait();
+      });
+      l.lock();
+    }
+  }
 };
 
 ScoringOptions ScoringOptionsFor(int concurrency, const int* nice, bool local) {
@@ -89,9 +126,20 @@ ScoringStage::ScoringStage(ScoringOptions options, ScoreFn score, SinkFn sink, c
   shared_->cancel = cancel;
   options.concurrency = std::max(1, options.concurrency);
   arena_ = std::make_unique<Arena>(options);
+  if (options.concurrency == 1) arena_->feeder = std::thread([a = arena_.get()] { a->Feed(); });
 }
 
-ScoringStage::~ScoringStage() { Wait(); }
+ScoringStage::~ScoringStage() {
+  Wait();
+  if (arena_->feeder.joinable()) {
+    {
+      std::lock_guard<std::mutex> l(arena_->mu);
+      arena_->stop = true;
+    }
+    arena_->cv.notify_all();
+    arena_->feeder.join();
+  }
+}
 
 int ScoringStage::submitted() const { return shared_->submitted.load(); }
 int ScoringStage::sunk() const { return shared_->sunk.load(); }
@@ -104,7 +152,16 @@ void ScoringStage::Submit(size_t index, UnscoredAnswer answer) {
   // shared state, so its last unlock never outlives what it unlocks.
   // (oneTBB calls the functor as const: the answer travels by pointer.)
   auto a = std::make_shared<UnscoredAnswer>(std::move(answer));
-  arena_->arena.enqueue([s = shared_, index, a] { s->ScoreOne(index, std::move(*a)); });
+  auto job = [s = shared_, index, a] { s->ScoreOne(index, std::move(*a)); };
+  if (!arena_->feeder.joinable()) {
+    arena_->arena.enqueue(std::move(job));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> l(arena_->mu);
+    arena_->queue.emplace_back(std::move(job));
+  }
+  arena_->cv.notify_one();
 }
 
 void ScoringStage::Wait() {

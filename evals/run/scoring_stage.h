@@ -3,10 +3,14 @@
 // in a sandbox); the pool never waits for it, and the server stays as busy
 // as with an instant scorer.
 //
-// Built on oneTBB: a task_arena of `concurrency` threads (none reserved for
-// the caller) that Submit enqueues into; its worker threads run at `nice` (an
-// observer sets it as a worker enters the arena), so on a machine the
-// engine shares, scoring takes only what the engine leaves.
+// Built on oneTBB: a task_arena of `concurrency` threads. With one (the
+// default), a feeder thread of the stage's own takes the answers Submit
+// queues and runs them in the arena as task_groups, then sleeps (an arena
+// worker would spin after each task); with several, Submit enqueues into
+// the arena and its workers run them. Every scoring thread runs at `nice`
+// (the feeder sets it, an observer sets it as a worker enters the arena),
+// so on a machine the engine shares, scoring takes only what the engine
+// leaves.
 //
 //   ScoringStage stage(options, score, sink, cancel);
 //   stage.Submit(i, std::move(unscored));  // returns at once
