@@ -14,6 +14,8 @@
 //   - a UTF-8 byte order mark at the very start is dropped.
 // Records may have different numbers of fields; checking the width against a
 // header is the caller's business (see CsvColumnIndices).
+//
+// Thread-safety: pure functions.
 #ifndef EVALRUN_DATASETS_CSV_H_
 #define EVALRUN_DATASETS_CSV_H_
 

@@ -2,6 +2,9 @@
 // for each benchmark the files evalrun reads, their sha256, row counts,
 // licence and source. Third-party data itself is never committed: users get
 // it with `evalrun datasets fetch`, and every run checks it here.
+//
+// Thread-safety: the manifests are parsed once and then only read; every
+// function here is safe to call from several threads.
 #ifndef EVALRUN_DATASETS_MANIFEST_H_
 #define EVALRUN_DATASETS_MANIFEST_H_
 

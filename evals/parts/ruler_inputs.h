@@ -11,6 +11,8 @@
 //   english_words.json          optional: RULER's extra cwe word pool
 // and the Punkt model in <data-dir>/punkt-english (essay sentence splits).
 // The optional files are verified by sha256 (the values of PROVENANCE.md).
+//
+// Thread-safety: the inputs are immutable once loaded; share them read-only.
 #ifndef EVALRUN_EVALS_PARTS_RULER_INPUTS_H_
 #define EVALRUN_EVALS_PARTS_RULER_INPUTS_H_
 

@@ -43,6 +43,8 @@
 //                         `repeat` in results.json computed again over the
 //                         merged repeats (evals/run/repeat_summary.h); in
 //                         some shards only: not merged, a note says so
+//
+// Thread-safety: runs on the caller's thread; shares nothing.
 #ifndef EVALRUN_EVALS_PUBLISH_MERGE_H_
 #define EVALRUN_EVALS_PUBLISH_MERGE_H_
 

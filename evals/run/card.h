@@ -5,6 +5,9 @@
 // LoadCard() parses and validates the whole card up front. Every error names
 // the file and the JSON path, with "did you mean" for near misses. Paths in
 // the card are resolved relative to the card's folder.
+//
+// Thread-safety: parsing runs on one thread; a parsed Card is a plain value,
+// read by every thread of the run.
 #ifndef EVALRUN_EVALS_RUN_CARD_H_
 #define EVALRUN_EVALS_RUN_CARD_H_
 

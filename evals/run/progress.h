@@ -2,6 +2,9 @@
 // endpoint, with several), answers/s,
 // ETA, running score, cut-offs. One overprinted line on a terminal; sparse
 // plain lines otherwise (every 10 % or 60 s), so logs stay readable.
+//
+// Thread-safety: the On* calls may come from any thread (the pool's writer,
+// the scoring stage); the status line is printed by its own thread.
 #ifndef EVALRUN_EVALS_RUN_PROGRESS_H_
 #define EVALRUN_EVALS_RUN_PROGRESS_H_
 

@@ -1,6 +1,8 @@
 // What the parts share when they turn answers into records and records into
 // results: the record of one answer, counts, binomial stderr, the speeds the
 // server reported, and the multiple-choice verdict and aggregate.
+//
+// Thread-safety: pure functions of the records given; run on one thread.
 #ifndef EVALRUN_EVALS_RUN_RESULTS_H_
 #define EVALRUN_EVALS_RUN_RESULTS_H_
 

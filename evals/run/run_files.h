@@ -1,6 +1,8 @@
 // The run directory's files, written so that a crash loses nothing:
 // sample lines are appended whole and fsynced before they count; JSON
 // documents are replaced atomically (temp file + rename).
+//
+// Thread-safety: an appender serialises its own calls (each method says so).
 #ifndef EVALRUN_EVALS_RUN_RUN_FILES_H_
 #define EVALRUN_EVALS_RUN_RUN_FILES_H_
 

@@ -1,4 +1,6 @@
 // The wall-clock time as the run folder's files record it.
+//
+// Thread-safety: safe from any thread.
 #ifndef EVALRUN_EVALS_RUN_UTC_NOW_H_
 #define EVALRUN_EVALS_RUN_UTC_NOW_H_
 

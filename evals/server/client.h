@@ -1,4 +1,7 @@
 // The model client: one request in, one CallResult out.
+//
+// Thread-safety: a client belongs to one worker thread (it owns one
+// connection); make one per thread.
 #ifndef EVALRUN_EVALS_SERVER_CLIENT_H_
 #define EVALRUN_EVALS_SERVER_CLIENT_H_
 

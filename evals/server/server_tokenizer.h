@@ -6,6 +6,8 @@
 // (or "tokens") for a chat, {"prompt"} for plain text. The dialect is found
 // on the first call. A server that can count nothing fails with a clear
 // Status; the estimator is used only when the card allows it.
+//
+// Thread-safety: one tokenizer per thread (it owns one transport).
 #ifndef EVALRUN_EVALS_SERVER_SERVER_TOKENIZER_H_
 #define EVALRUN_EVALS_SERVER_SERVER_TOKENIZER_H_
 

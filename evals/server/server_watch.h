@@ -5,6 +5,8 @@
 // The request pool calls a ServerWatch (evals/run/request_pool.h): AwaitRecovery
 // after a request found no server, CheckSame after every answer that came
 // over a new connection (a restarted server is only reached over a new one).
+//
+// Thread-safety: a watch serialises its calls; any thread may ask it.
 #ifndef EVALRUN_EVALS_SERVER_SERVER_WATCH_H_
 #define EVALRUN_EVALS_SERVER_SERVER_WATCH_H_
 

@@ -1,4 +1,6 @@
 // Counting tokens the way the server will (RULER sizes prompts with it).
+//
+// Thread-safety: thread-compatible: one instance per thread, or a lock around it.
 #ifndef EVALRUN_EVALS_SERVER_TOKENIZER_H_
 #define EVALRUN_EVALS_SERVER_TOKENIZER_H_
 

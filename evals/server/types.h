@@ -1,5 +1,7 @@
 // The core value types that travel between the parts, the client, the pool
 // and the scorers. Plain data; no behaviour beyond trivial helpers.
+//
+// Thread-safety: plain values.
 #ifndef EVALRUN_EVALS_SERVER_TYPES_H_
 #define EVALRUN_EVALS_SERVER_TYPES_H_
 
