@@ -1,4 +1,5 @@
 #include "evals/publish/report_model.h"
+#include "evals/publish/speed_section.h"
 
 #include <algorithm>
 #include <cmath>
@@ -533,6 +534,7 @@ Status BuildReportModel(const std::string& run_dir, int max_text_chars, json* mo
   EVALRUN_RETURN_IF_ERROR(AddParts(run, max_text_chars, &m, &notes));
   m["setup"] = SetupRows(run);
   m["noise"] = NoiseModel(run.results);
+  m["speed"] = SpeedSectionModel(run.results);  // evals/publish/speed_section.h
   m["notes"] = notes;
   m["max_text_chars"] = max_text_chars;
   *model = std::move(m);
