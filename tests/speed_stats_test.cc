@@ -57,8 +57,9 @@ TEST(SpeedPlan, TheFullContextDepthIsReducedToLeaveRoomForTheAnswer) {
   EXPECT_EQ(last->target_prompt_tokens, 130048);
   EXPECT_TRUE(last->refused.empty());
   EXPECT_NE(last->note.find("130048"), std::string::npos);
-  for (const auto& s : steps)
+  for (const auto& s : steps) {
     if (s.name == "ctx/65536") EXPECT_EQ(s.target_prompt_tokens, 65536);
+  }
 }
 
 TEST(SpeedPlan, AStepTooLongForTheSlotIsRefusedNamingIt) {

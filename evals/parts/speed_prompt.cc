@@ -147,7 +147,7 @@ std::string SpeedMessage(std::string_view salt, std::string_view filler, size_t 
 Status FitExactPrompt(Tokenizer* counter, std::string_view salt, std::string_view task, int target,
                       const ExactPrompt* hint, ExactPrompt* out) {
   int counts = 0;
-  Search s{counter, salt, task, target, &counts};
+  Search s{counter, salt, task, target, &counts, 0, std::string()};
   int base = 0;
   std::string msg;
   EVALRUN_RETURN_IF_ERROR(CountAt(&s, 0, &base, &msg));
