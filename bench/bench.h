@@ -15,6 +15,10 @@
 //   client     evalrun against a real llama-server beside a Python client
 //              sending the same requests (not in the default sections: it
 //              needs EVALRUN_LLAMA_SERVER);
+//   stream     streamed chat completions on a real llama-server: the
+//              runner's CPU per streamed token and its TTFT beside a bare
+//              Python client (bench_stream.cc; not in the default sections:
+//              it needs EVALRUN_LLAMA_SERVER);
 //   livecodebench  LiveCodeBench grading in the sandbox: the cost per answer
 //              and per test case, and the pool's occupancy with grading on
 //              (bench_livecodebench.cc; not in the default sections);
@@ -75,6 +79,7 @@ bool RunScoringSection(const BenchOptions& o, std::vector<Figure>* out);
 bool RunRulerFullSection(const BenchOptions& o, std::vector<Figure>* out);
 bool RunProbeSection(const BenchOptions& o, std::vector<Figure>* out);
 bool RunLiveCodeBenchSection(const BenchOptions& o, std::vector<Figure>* out);
+bool RunStreamSection(const BenchOptions& o, std::vector<Figure>* out);
 // evalrun against a real llama-server (EVALRUN_LLAMA_SERVER) beside a plain
 // Python client sending the same bodies: CPU per request and wall time
 // (bench_client.cc; --only client, --requests N).

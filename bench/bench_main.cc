@@ -55,7 +55,7 @@ int Usage(const char* why) {
                "usage: evalrun-bench [--only occupancy,ruler,scoring,probe] [--data-dir DIR] [--requests N]\n"
                "                     [--service-ms MS] [--slots 1,4,16] [--ruler-tasks a,b,...]\n"
                "                     [--ruler-samples N] [--tokenize-delay-ms MS] [--quiet-below LOAD]\n"
-               "                     [--only ruler-full [--ruler-full-samples 500]] [--only livecodebench]\n"
+               "                     [--only ruler-full [--ruler-full-samples 500]] [--only livecodebench] [--only stream]\n"
                "                     [--json FILE] [--keep] [--verbose] [--evalrun PATH]\n"
                "                     [--fake-httplib-defaults] [--client-nodelay]\n",
                why);
@@ -119,7 +119,7 @@ int Main(int argc, char** argv) {
     return Usage("--requests, --service-ms, --ruler-samples must be >= 1; --slots and --ruler-tasks non-empty");
   for (const auto& s : only)
     if (s != "occupancy" && s != "ruler" && s != "scoring" && s != "ruler-full" && s != "probe" && s != "client" &&
-        s != "livecodebench")
+        s != "livecodebench" && s != "stream")
       return Usage(("--only: unknown section " + s).c_str());
   if (o.data_dir.empty()) o.data_dir = testing::DatasetsDir();
   if (!std::filesystem::is_directory(o.data_dir))
@@ -142,6 +142,7 @@ int Main(int argc, char** argv) {
     if (s == "probe") ok &= RunProbeSection(o, &f);
     if (s == "client") ok &= RunClientSection(o, &f);
     if (s == "livecodebench") ok &= RunLiveCodeBenchSection(o, &f);
+    if (s == "stream") ok &= RunStreamSection(o, &f);
     if (o.verbose) PrintFigures(f, stderr);
     figures.insert(figures.end(), f.begin(), f.end());
   }

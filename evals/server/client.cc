@@ -25,15 +25,7 @@ OpenAiClient::OpenAiClient(std::unique_ptr<HttpTransport> transport, const Serve
                            RetryPolicy retry, CancelToken* cancel, Clock* clock)
     : transport_(std::move(transport)), server_(server), retry_(retry), cancel_(cancel), clock_(clock) {}
 
-namespace {
-
-// What a refusal of the server means for the pool (see CallStatus).
-struct Refusal {
-  CallStatus status = CallStatus::kFailed;
-  int n_prompt_tokens = -1, n_ctx = -1;
-};
-
-Refusal Classify(int http_status, const std::string& body) {
+Refusal ClassifyRefusal(int http_status, const std::string& body) {
   Refusal r;
   auto j = ParseJsonOrDiscarded(body);
   const nlohmann::json* e = nullptr;
@@ -64,6 +56,8 @@ Refusal Classify(int http_status, const std::string& body) {
     r.status = CallStatus::kUnreachable;
   return r;
 }
+
+namespace {
 
 // Retry-After in seconds (delta-seconds only; an HTTP date or garbage: 0),
 // at most kRetryAfterMaxS.
@@ -118,7 +112,7 @@ Next AfterReply(const HttpResponse& resp, const std::string& path, bool raw, dou
     return Next::kDone;
   }
   r->error = Redact("POST " + path + ": HTTP " + std::to_string(resp.status) + ": " + ErrorMessageOf(resp.body));
-  const Refusal refusal = Classify(resp.status, resp.body);
+  const Refusal refusal = ClassifyRefusal(resp.status, resp.body);
   if (refusal.status == CallStatus::kTooLong || refusal.status == CallStatus::kCapacity) {
     r->status = refusal.status;
     r->too_long_prompt_tokens = refusal.n_prompt_tokens;

@@ -34,6 +34,16 @@ struct RetryPolicy {
   double backoff_max_s = 30;
 };
 
+// What an HTTP error reply means for the caller (see CallStatus and
+// OpenAiClient below): kTooLong (with the server's n_prompt_tokens and
+// n_ctx, -1 when it did not say them), kCapacity, kUnreachable (503
+// "Loading model"), else kFailed.
+struct Refusal {
+  CallStatus status = CallStatus::kFailed;
+  int n_prompt_tokens = -1, n_ctx = -1;
+};
+Refusal ClassifyRefusal(int http_status, const std::string& body);
+
 // Per-request timeout derived from the work asked: a base for the prompt and
 // queueing, plus the answer limit at a slow decode rate, plus the prompt at
 // a slow prefill rate. Never a flat timeout that kills long answers.

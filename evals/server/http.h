@@ -55,8 +55,12 @@ class HttpTransport {
   // body is empty. on_piece returning false stops reading and closes the
   // connection (status kept, error "stopped by the reader"). Any other
   // status keeps its body whole, as Post does. `timeout_s` bounds the whole
-  // exchange. The default (for transports that cannot stream: fakes) posts
-  // and hands the whole body over in one piece.
+  // exchange, and the reply limit holds over all the pieces together. The
+  // integrity rules of Post hold: a reply found bad after some pieces were
+  // handed over (cut short, followed by more bytes, over the limit) is still
+  // a failure (status 0, `error` set), so the caller must not trust what it
+  // was handed unless the call succeeded. The default (for transports that
+  // cannot stream: fakes) posts and hands the whole body over in one piece.
   virtual HttpResponse PostStreamed(const std::string& path, const std::string& json_body, double timeout_s,
                                     const std::function<bool(std::string_view piece)>& on_piece) {
     HttpResponse r = Post(path, json_body, timeout_s);

@@ -23,6 +23,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <string_view>
 
 #include "evals/base/files.h"
 #include "evals/server/http.h"
@@ -52,11 +54,16 @@ class HttplibTransport : public HttpTransport {
   }
 
   HttpResponse Get(const std::string& path, double timeout_s) override {
-    return Send("GET", path, "", timeout_s);
+    return Send("GET", path, "", timeout_s, nullptr);
   }
 
   HttpResponse Post(const std::string& path, const std::string& body, double timeout_s) override {
-    return Send("POST", path, body, timeout_s);
+    return Send("POST", path, body, timeout_s, nullptr);
+  }
+
+  HttpResponse PostStreamed(const std::string& path, const std::string& body, double timeout_s,
+                            const std::function<bool(std::string_view)>& on_piece) override {
+    return Send("POST", path, body, timeout_s, &on_piece);
   }
 
   int connections_opened() const override { return connections_; }
@@ -65,7 +72,10 @@ class HttplibTransport : public HttpTransport {
   // One exchange; the body is taken by a receiver that enforces the reply
   // limit and the whole-exchange deadline (a server trickling bytes forever
   // never trips a read timeout).
-  HttpResponse Send(const char* method, const std::string& path, const std::string& body, double timeout_s) {
+  // With `on_piece`, a 2xx body goes to it as it comes (httplib has
+  // de-chunked it; the response handler has seen the status first).
+  HttpResponse Send(const char* method, const std::string& path, const std::string& body, double timeout_s,
+                    const std::function<bool(std::string_view)>* on_piece) {
     auto us = std::chrono::microseconds(static_cast<int64_t>(timeout_s * 1e6));
     client_.set_read_timeout(us);
     client_.set_write_timeout(us);
@@ -85,9 +95,14 @@ class HttplibTransport : public HttpTransport {
       if (::poll(&p, 1, 0) != 0) client_.stop();
     }
     std::string reply;
-    bool too_big = false, too_slow = false;
+    size_t received = 0;
+    bool too_big = false, too_slow = false, stopped = false, streaming = false;
+    req.response_handler = [&](const httplib::Response& head) {
+      streaming = on_piece != nullptr && head.status >= 200 && head.status < 300;
+      return true;
+    };
     req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
-      if (reply.size() + n > max_reply_bytes_) {
+      if (received + n > max_reply_bytes_) {
         too_big = true;
         return false;
       }
@@ -95,11 +110,23 @@ class HttplibTransport : public HttpTransport {
         too_slow = true;
         return false;
       }
-      reply.append(data, n);
+      received += n;
+      if (!streaming) {
+        reply.append(data, n);
+      } else if (!(*on_piece)(std::string_view(data, n))) {
+        stopped = true;
+        return false;
+      }
       return true;
     };
     httplib::Result r = client_.send(req);
     HttpResponse out;
+    if (stopped) {
+      client_.stop();
+      out.status = r ? r->status : 200;
+      out.error = "stopped by the reader";
+      return out;
+    }
     if (too_big || too_slow) {
       client_.stop();  // the rest of that reply must not be read as the next one
       char buf[160];
@@ -117,7 +144,7 @@ class HttplibTransport : public HttpTransport {
     }
     out.status = r->status;
     out.body = std::move(reply);
-    if (out.body.empty() && !r->body.empty()) out.body = r->body;
+    if (out.body.empty() && !r->body.empty() && !streaming) out.body = r->body;
     out.retry_after = r->get_header_value("Retry-After");
     return out;
   }
@@ -172,6 +199,8 @@ bool WaitFd(int fd, short events, SteadyTime deadline) {
   }
 }
 
+using PieceFn = std::function<bool(std::string_view)>;
+
 class SocketTransport : public HttpTransport {
  public:
   SocketTransport(const HttpUrl& origin, const std::string& token, size_t max_reply_bytes)
@@ -181,10 +210,14 @@ class SocketTransport : public HttpTransport {
   ~SocketTransport() override { Close(); }
 
   HttpResponse Get(const std::string& path, double timeout_s) override {
-    return Exchange("GET", path, nullptr, timeout_s);
+    return Exchange("GET", path, nullptr, timeout_s, nullptr);
   }
   HttpResponse Post(const std::string& path, const std::string& body, double timeout_s) override {
-    return Exchange("POST", path, &body, timeout_s);
+    return Exchange("POST", path, &body, timeout_s, nullptr);
+  }
+  HttpResponse PostStreamed(const std::string& path, const std::string& body, double timeout_s,
+                            const PieceFn& on_piece) override {
+    return Exchange("POST", path, &body, timeout_s, &on_piece);
   }
   int connections_opened() const override { return connections_; }
   void DropConnection() override { Close(); }
@@ -270,16 +303,40 @@ class SocketTransport : public HttpTransport {
     return req;
   }
 
+  // Hands what `reader` holds of a 2xx body to *on_piece (when streaming);
+  // false when on_piece said stop.
+  static bool Hand(HttpReplyReader* reader, const PieceFn* on_piece) {
+    if (on_piece == nullptr || !reader->head_done() || reader->status() < 200 || reader->status() >= 300 ||
+        reader->state() == HttpReplyReader::State::kBad || reader->body().empty())
+      return true;
+    const std::string piece = reader->TakeBody();
+    return (*on_piece)(piece);
+  }
+
+  static std::string TooSlow(double timeout_s) {
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "no complete reply within %.1f s (the reply was still arriving)", timeout_s);
+    return msg;
+  }
+
   // Reads one reply into `reader`; "" when it came whole (the reader says
   // whether it was well formed), else what went wrong.
-  // `*broke`: the connection closed or reset (not a timeout).
-  std::string Receive(HttpReplyReader* reader, SteadyTime deadline, double timeout_s, bool* broke) {
+  // `*broke`: the connection closed or reset (not a timeout). A 2xx body
+  // goes to *on_piece as it comes (when not null); `*stopped` when it said
+  // stop.
+  std::string Receive(HttpReplyReader* reader, SteadyTime deadline, double timeout_s, const PieceFn* on_piece,
+                      bool* broke, bool* stopped) {
     char buf[64 * 1024];
-    *broke = false;
+    *broke = *stopped = false;
     while (reader->state() == HttpReplyReader::State::kNeedMore) {
+      if (reader->started() && std::chrono::steady_clock::now() > deadline) return TooSlow(timeout_s);
       const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
       if (n > 0) {
         reader->Feed(std::string_view(buf, static_cast<size_t>(n)));
+        if (!Hand(reader, on_piece)) {
+          *stopped = true;
+          return "stopped by the reader";
+        }
       } else if (n == 0) {
         *broke = true;
         reader->End();
@@ -288,9 +345,7 @@ class SocketTransport : public HttpTransport {
       } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
         if (WaitFd(fd_, POLLIN, deadline)) continue;
         if (!reader->started()) return "connection closed or reset while reading the reply (or read timeout)";
-        char msg[160];
-        std::snprintf(msg, sizeof msg, "no complete reply within %.1f s (the reply was still arriving)", timeout_s);
-        return msg;
+        return TooSlow(timeout_s);
       } else {
         *broke = true;
         return "connection closed or reset while reading the reply (or read timeout)";
@@ -305,7 +360,8 @@ class SocketTransport : public HttpTransport {
     return "";
   }
 
-  HttpResponse Exchange(const char* method, const std::string& path, const std::string* body, double timeout_s) {
+  HttpResponse Exchange(const char* method, const std::string& path, const std::string* body, double timeout_s,
+                        const PieceFn* on_piece) {
     const auto us = std::chrono::microseconds(static_cast<int64_t>(timeout_s * 1e6));
     const SteadyTime deadline = std::chrono::steady_clock::now() + us;
     const std::string request = Request(method, path, body);
@@ -326,12 +382,17 @@ class SocketTransport : public HttpTransport {
         return out;
       }
       HttpReplyReader reader(max_reply_bytes_);
-      bool broke = false;
-      out.error = Receive(&reader, deadline, timeout_s, &broke);
+      bool broke = false, stopped = false;
+      out.error = Receive(&reader, deadline, timeout_s, on_piece, &broke, &stopped);
       if (reused && broke && !reader.started()) {
         Close();
         out.error.clear();
         continue;
+      }
+      if (stopped) {
+        Close();  // the rest of that reply must not be read as the next one
+        out.status = reader.status();
+        return out;
       }
       return Finish(&reader, &out);
     }

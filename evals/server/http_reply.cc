@@ -142,7 +142,7 @@ void HttpReplyReader::StartBody() {
 }
 
 size_t HttpReplyReader::TakeBody(std::string_view data, size_t n) {
-  if (body_.size() + n > max_body_) {
+  if (taken_ + body_.size() + n > max_body_) {
     too_big_ = true;
     Bad("the reply is larger than the limit");
     return 0;
@@ -251,7 +251,7 @@ size_t HttpReplyReader::StepChunkLine(std::string_view in) {
     if (v < 0) return Bad("a bad chunk size"), 0;
     size = size * 16 + static_cast<uint64_t>(v);
   }
-  if (size > max_body_ || body_.size() + size > max_body_) {
+  if (size > max_body_ || taken_ + body_.size() + size > max_body_) {
     too_big_ = true;
     return Bad("the reply is larger than the limit"), 0;
   }

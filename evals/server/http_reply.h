@@ -17,7 +17,9 @@
 // would otherwise be read as the next request's reply).
 //
 // The result does not depend on how the bytes are split between Feed
-// calls. Not thread-safe; one reader per reply.
+// calls. A streaming caller takes the body as it comes (TakeBody) once
+// head_done(); the limit then holds over all the body bytes, taken or not.
+// Not thread-safe; one reader per reply.
 #ifndef EVALRUN_EVALS_SERVER_HTTP_REPLY_H_
 #define EVALRUN_EVALS_SERVER_HTTP_REPLY_H_
 
@@ -48,6 +50,16 @@ class HttpReplyReader {
   int status() const { return status_; }
   const std::string& body() const { return body_; }  // empty once kBad
   std::string& mutable_body() { return body_; }
+  // The final (non-1xx) status line and headers have been read.
+  bool head_done() const { return status_ >= 200 && phase_ != Phase::kHead; }
+  // Moves the body read so far (de-chunked) out; counted against the limit
+  // as if kept.
+  std::string TakeBody() {
+    taken_ += body_.size();
+    std::string out;
+    out.swap(body_);
+    return out;
+  }
   const std::string& retry_after() const { return retry_after_; }  // the header's value, "" when absent
   // The connection may carry another request after this reply.
   bool keep_alive() const { return keep_alive_; }
@@ -80,6 +92,7 @@ class HttpReplyReader {
   uint64_t remaining_ = 0;  // of the body or of the current chunk
   std::string body_;
   std::string retry_after_;
+  size_t taken_ = 0;        // body bytes moved out by TakeBody
   size_t extra_ = 0;
   bool too_big_ = false;
   std::string error_;

@@ -69,6 +69,20 @@ double NumberOr(const nlohmann::json& o, const char* key, double dflt) {
 
 }  // namespace
 
+ServerTimings TimingsOf(const nlohmann::json& t) {
+  ServerTimings out;
+  out.present = true;
+  if (!t.is_object()) return out;
+  out.prompt_n = NumberOr(t, "prompt_n", 0);
+  out.prompt_ms = NumberOr(t, "prompt_ms", 0);
+  out.prompt_per_second = NumberOr(t, "prompt_per_second", 0);
+  out.predicted_n = NumberOr(t, "predicted_n", 0);
+  out.predicted_ms = NumberOr(t, "predicted_ms", 0);
+  out.predicted_per_second = NumberOr(t, "predicted_per_second", 0);
+  out.cache_n = NumberOr(t, "cache_n", 0);
+  return out;
+}
+
 Status ParseChatReply(std::string_view body, Completion* out) {
   if (Status b = CheckJsonBounds(body, "reply"); !b.ok()) return Status::ServerError(b.message());
   auto j = nlohmann::json::parse(body, nullptr, false);
@@ -111,17 +125,7 @@ Status ParseChatReply(std::string_view body, Completion* out) {
     c.prompt_tokens = static_cast<int>(NumberOr(u, "prompt_tokens", -1));
     c.completion_tokens = static_cast<int>(NumberOr(u, "completion_tokens", -1));
   }
-  if (j.contains("timings") && j["timings"].is_object()) {
-    const auto& t = j["timings"];
-    c.timings.present = true;
-    c.timings.prompt_n = NumberOr(t, "prompt_n", 0);
-    c.timings.prompt_ms = NumberOr(t, "prompt_ms", 0);
-    c.timings.prompt_per_second = NumberOr(t, "prompt_per_second", 0);
-    c.timings.predicted_n = NumberOr(t, "predicted_n", 0);
-    c.timings.predicted_ms = NumberOr(t, "predicted_ms", 0);
-    c.timings.predicted_per_second = NumberOr(t, "predicted_per_second", 0);
-    c.timings.cache_n = NumberOr(t, "cache_n", 0);
-  }
+  if (j.contains("timings") && j["timings"].is_object()) c.timings = TimingsOf(j["timings"]);
   *out = std::move(c);
   return Status::Ok();
 }

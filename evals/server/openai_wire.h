@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "evals/base/status.h"
 #include "evals/server/types.h"
 
@@ -21,6 +23,10 @@ std::string ChatRequestBody(const Prompt& prompt, const std::string& model);
 // <think>...</think> block; an opened but never closed <think> leaves
 // content empty and sets unclosed_think.
 Status ParseChatReply(std::string_view body, Completion* out);
+
+// llama-server's `timings` object (prompt_n, prompt_ms, predicted_n,
+// predicted_ms, cache_n, ...; a missing or non-numeric key reads 0), present.
+ServerTimings TimingsOf(const nlohmann::json& timings);
 
 // The message of an error reply ({"error": {"message": ...}}), or the body
 // cut to a readable length when it has no such shape.

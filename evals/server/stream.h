@@ -28,13 +28,15 @@ namespace evalrun {
 // end anywhere, inside a line or a CRLF), into events: the `data:` lines of
 // one event joined by "\n" (one leading space after the colon dropped), an
 // event ending at a blank line. Comment lines (starting with ':') and other
-// fields (event:, id:, retry:) are skipped. A line longer than `max_line`
-// bytes makes the reader fail (overflowed()), so a broken server cannot
-// fill the memory.
+// fields (event:, id:, retry:) are skipped. Lines end at LF, CRLF or a lone
+// CR (the SSE grammar), wherever the pieces split them. A line, or one
+// event's data, longer than `max_line` bytes makes the reader fail
+// (overflowed()), so a broken server cannot fill the memory.
 class SseReader {
  public:
   explicit SseReader(size_t max_line = size_t{16} << 20);
-  // Calls on_event(data) for each event completed by `bytes`; on_event
+  // Calls on_event(data) for each event completed by `bytes` (the view
+  // lives until on_event returns); on_event
   // returns false to stop (the rest of the piece is dropped). Returns false
   // once stopped or overflowed.
   bool Feed(std::string_view bytes, const std::function<bool(std::string_view data)>& on_event);
@@ -46,6 +48,7 @@ class SseReader {
   std::string line_;   // the unfinished line
   std::string data_;   // the event so far
   bool has_data_ = false;
+  bool after_cr_ = false;  // the last byte fed was a CR (an LF next belongs to it)
   bool overflowed_ = false;
   bool stopped_ = false;
   int comments_ = 0;
@@ -66,7 +69,10 @@ struct StreamTiming {
 };
 
 struct StreamedReply {
-  CallStatus status = CallStatus::kFailed;  // kOk, kFailed, kTooLong, kUnreachable, kCancelled
+  // kOk, kFailed, kTooLong, kCapacity (HTTP 500 "Context size has been
+  // exceeded"), kUnreachable (nothing listens, or 503 "Loading model"),
+  // kCancelled.
+  CallStatus status = CallStatus::kFailed;
   int http_status = 0;
   std::string error;          // for every status but kOk, naming what was wrong
   // content, reasoning (reasoning_content deltas, or a leading <think> block
@@ -76,6 +82,7 @@ struct StreamedReply {
   Completion completion;
   StreamTiming timing;
   int chunks = 0;             // data events with a JSON chunk
+  int comments = 0;           // comment lines skipped (": ping", ":")
   bool saw_done = false;      // `data: [DONE]` arrived
 };
 
@@ -86,7 +93,13 @@ struct StreamedReply {
 // (e.g. "ignore_eos": true, "n_predict"); `extra` may be null.
 // A reply that is not an event stream of chat chunks (an error object, a
 // chunk that is not JSON, no [DONE] before the connection closed) is
-// kFailed with the reason; HTTP 400 exceed_context_size_error is kTooLong.
+// kFailed with the reason; HTTP 400 exceed_context_size_error is kTooLong
+// (ClassifyRefusal, client.h, says what an error status means). Every
+// error names the request ("POST /v1/chat/completions (streamed): ...")
+// and passes through Redact (redact.h). `cancel` (may be null) is checked
+// before sending and at every piece: a cancelled request stops reading
+// (kCancelled). The timing is on `clock`; `timeout_s` bounds the whole
+// exchange (HttpTransport::PostStreamed).
 class StreamingChat {
  public:
   StreamingChat(std::unique_ptr<HttpTransport> transport, const ServerConfig& server,

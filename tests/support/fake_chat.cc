@@ -159,6 +159,66 @@ void EndReasoningAtBudget(const nlohmann::json& body, FakeReply* reply) {
 
 void Overflow(FakeHttpResponse* res) { FakeError(res, 500, "Context size has been exceeded.", "server_error"); }
 
+double MsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// What a stream needs after the handler returned.
+struct StreamJob {
+  FakeSlots* slots;
+  int task;
+  std::shared_ptr<Plan> plan;
+  std::shared_ptr<FakeGeneration> g;
+  FakeSlots::Pace pace;
+  int k;                      // tokens generated before the stream began
+  bool include_usage;
+  bool paced;                 // planted times: the timings are the fake's clock
+  int ping_every_ms;
+  std::chrono::steady_clock::time_point first;  // the first token
+  std::function<bool()> gone;
+};
+
+// The chunks of a streamed reply as llama-server writes them (stream.cc
+// in evals/server cites the source): the role chunk with the first token,
+// a chunk per token, ":" comments while no token comes for
+// ping_every_ms (llama-server's --sse-ping-interval writes ":\n\n"), then
+// the finish and usage chunks and [DONE].
+void RunStream(const StreamJob& j, const FakeChunkWriter& write) {
+  int sent = 0, done = j.k;
+  bool ok = write(FakeChunkRole(*j.g));
+  auto last_event = std::chrono::steady_clock::now();
+  for (;;) {
+    const int shown = std::min<int>(done, static_cast<int>(j.plan->pieces.size()));
+    for (; ok && sent < shown; ++sent) {
+      ok = write(FakeChunkDelta(*j.g, j.plan->pieces[sent].first, j.plan->pieces[sent].second));
+      last_event = std::chrono::steady_clock::now();
+    }
+    if (!ok) {
+      j.slots->Release(j.task, true);  // the client left: llama-server cancels the task
+      return;
+    }
+    if (done >= j.plan->n_gen) break;
+    const double max_wait = j.ping_every_ms > 0 ? std::max(0.0, j.ping_every_ms - MsSince(last_event)) : -1;
+    const auto o = j.slots->Generate(j.task, j.plan->n_gen, j.pace, done + 1, &done, j.gone, max_wait);
+    if (o == FakeSlots::Outcome::kPending) {
+      ok = write(":\n\n");
+      last_event = std::chrono::steady_clock::now();
+      continue;
+    }
+    if (o == FakeSlots::Outcome::kOverflow) {
+      // An error after the first token ends the stream (no [DONE]).
+      write("data: " + FakeErrorBody(500, "Context size has been exceeded.", "server_error") + "\n\n");
+      return;
+    }
+    if (o != FakeSlots::Outcome::kDone) return;
+  }
+  const double ms = MsSince(j.first);
+  j.g->predicted_ms =
+      j.paced ? std::max(0.001, ms) : std::max({0.001, ms, (j.g->completion_tokens - 1) * kPredictedMsPerToken});
+  j.slots->Release(j.task, true);
+  write(FakeChunksEnd(*j.g, j.include_usage));
+}
+
 }  // namespace
 
 void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* res, bool chat, bool oai) {
@@ -191,8 +251,10 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   }
   int n_predict;
   if (!TokenLimit(body, &n_predict, res)) return;
-  bool stream = false, include_usage = false;
-  if (!Flag(body, "stream", &stream, res)) return;
+  bool stream = false, include_usage = false, ignore_eos = false, cache_prompt = true;
+  if (!Flag(body, "stream", &stream, res) || !Flag(body, "ignore_eos", &ignore_eos, res)) return;
+  if (body.contains("cache_prompt") && !body["cache_prompt"].is_null() && !Flag(body, "cache_prompt", &cache_prompt, res))
+    return;
   if (body.contains("stream_options") && body["stream_options"].is_object() &&
       !Flag(body["stream_options"], "include_usage", &include_usage, res))
     return;
@@ -211,14 +273,17 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   for (uint64_t h : FakeTokenHashes(prompt_text)) a.prompt_hashes.push_back(h);
   a.n_predict = n_predict;
   a.params = FakeTaskParams(body, n_predict, chat);
+  a.cache_prompt = cache_prompt;
   // A completion's "model" never stops (as the reference model, which
   // almost never writes EOS); a chat's says what the Responder says.
   FakeReply reply = chat ? respond(body) : FakeReply{"", "", "length"};
   if (chat) EndReasoningAtBudget(body, &reply);
+  if (ignore_eos) reply.finish_reason = "length";  // the model goes on to the limit
   // Read after the Responder, under the lock a test's accessors take, so
   // what the Responder touched happens before what the test reads next.
   const FakeServerOptions o = options();
   const FakeServerFacts facts = Facts();
+  a.force_cache_n = o.force_cache_n;
 
   int task = -1, cached = 0;
   switch (slots.Admit(a, req.client_gone, &task, &cached)) {
@@ -240,9 +305,17 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   int limit = n_ctx_slot - a.prompt_tokens;  // llama-server stops when the slot is full
   if (n_predict >= 0) limit = std::min(limit, std::max(1, n_predict));
   auto plan = std::make_shared<Plan>(MakePlan(reply, limit, StopWords(body)));
-  const int service_ms = reply.fault == Fault::kHang
-                             ? reply.hang_ms
-                             : reply.delay_ms + static_cast<int>(plan->n_gen * o.ms_per_token);
+  // Planted times: a prefill of the evaluated prompt tokens, then a steady decode.
+  const bool paced = o.prefill_ms_per_token > 0 || o.prefill_base_ms > 0;
+  FakeSlots::Pace pace;
+  if (reply.fault == Fault::kHang) {
+    pace.service_ms = reply.hang_ms;
+  } else if (paced) {
+    pace.first_ms = std::max(0.001, o.prefill_base_ms + (a.prompt_tokens - cached) * o.prefill_ms_per_token);
+    pace.service_ms = pace.first_ms + std::max(0, plan->n_gen - 1) * o.ms_per_token;
+  } else {
+    pace.service_ms = reply.delay_ms + static_cast<int>(plan->n_gen * o.ms_per_token);
+  }
 
   auto g = std::make_shared<FakeGeneration>();
   g->id = NextId();
@@ -264,58 +337,35 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
     g->top = FakeTopLogprobs(prompt_text, n_probs, o.logprob_shift);
     if (plan->n_gen == 1) g->content = g->top.front().token;
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  auto finish_timing = [g, t0] {
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    g->predicted_ms = std::max({0.001, ms, (g->completion_tokens - 1) * kPredictedMsPerToken});
-  };
+  const auto t0 = std::chrono::steady_clock::now();  // the slot was taken just now
 
   if (stream && reply.fault == Fault::kNone) {
     // The first token decides: an error before it is a plain reply.
     int k = 0;
-    const auto first = slots.Generate(task, plan->n_gen, service_ms, 1, &k, req.client_gone);
+    const auto first = slots.Generate(task, plan->n_gen, pace, 1, &k, req.client_gone);
     if (first == FakeSlots::Outcome::kOverflow) return Overflow(res);
     if (first != FakeSlots::Outcome::kDone) {
       res->no_reply = true;
       return;
     }
+    if (paced) g->prompt_ms = std::max(0.001, MsSince(t0));  // the fake's own prefill time
     res->content_type = "text/event-stream";
-    FakeSlots* s = &slots;
-    std::function<bool()> gone = req.client_gone;
-    res->stream = [s, task, plan, g, k, gone, include_usage, service_ms, finish_timing](const FakeChunkWriter& write) {
-      int sent = 0, done = k;
-      bool ok = write(FakeChunkRole(*g));
-      for (;;) {
-        const int shown = std::min<int>(done, static_cast<int>(plan->pieces.size()));
-        for (; ok && sent < shown; ++sent)
-          ok = write(FakeChunkDelta(*g, plan->pieces[sent].first, plan->pieces[sent].second));
-        if (!ok) {
-          s->Release(task, true);  // the client left: llama-server cancels the task
-          return;
-        }
-        if (done >= plan->n_gen) break;
-        const auto o = s->Generate(task, plan->n_gen, service_ms, done + 1, &done, gone);
-        if (o == FakeSlots::Outcome::kOverflow) {
-          // An error after the first token ends the stream (no [DONE]).
-          write("data: " + FakeErrorBody(500, "Context size has been exceeded.", "server_error") + "\n\n");
-          return;
-        }
-        if (o != FakeSlots::Outcome::kDone) return;
-      }
-      finish_timing();
-      s->Release(task, true);
-      write(FakeChunksEnd(*g, include_usage));
-    };
+    StreamJob job{&slots, task, plan, g, pace, k, include_usage, paced, o.ping_every_ms,
+                  std::chrono::steady_clock::now(), req.client_gone};
+    res->stream = [job](const FakeChunkWriter& write) { RunStream(job, write); };
     return;
   }
 
   int k = 0;
-  switch (slots.Generate(task, plan->n_gen, service_ms, plan->n_gen, &k, req.client_gone)) {
+  switch (slots.Generate(task, plan->n_gen, pace, plan->n_gen, &k, req.client_gone)) {
     case FakeSlots::Outcome::kDone: break;
     case FakeSlots::Outcome::kOverflow: return Overflow(res);
     default: res->no_reply = true; return;
   }
-  finish_timing();
+  const double ms = MsSince(t0);
+  if (paced) g->prompt_ms = pace.first_ms;
+  g->predicted_ms = paced ? std::max(0.001, ms - pace.first_ms)
+                          : std::max({0.001, ms, (g->completion_tokens - 1) * kPredictedMsPerToken});
   slots.Release(task, true);
 
   switch (reply.fault) {

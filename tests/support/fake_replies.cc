@@ -137,6 +137,8 @@ OrderedJson FakeTaskParams(const nlohmann::json& request, int n_predict, bool ch
   p["max_tokens"] = n_predict;
   p["n_predict"] = n_predict;
   if (request.contains("stream") && request["stream"].is_boolean()) p["stream"] = request["stream"].get<bool>();
+  if (request.contains("ignore_eos") && request["ignore_eos"].is_boolean())
+    p["ignore_eos"] = request["ignore_eos"].get<bool>();
   if (request.contains("top_logprobs") && request["top_logprobs"].is_number_integer())
     p["n_probs"] = request["top_logprobs"].get<int>();
   // /completion's n_probs; /v1/completions' logprobs (an integer there).

@@ -18,8 +18,13 @@
 //     max_completion_tokens (finish_reason "length"), at a stop string
 //     ("stop") and at the slot context; a prompt of n_ctx tokens or more
 //     gets the 400 exceed_context_size_error; a finished answer costs its
-//     tokens plus the end-of-sequence token; "stream": true answers with SSE
-//     chunks (stream_options.include_usage), then "data: [DONE]";
+//     tokens plus the end-of-sequence token, "ignore_eos": true makes the
+//     model go on to the limit; "stream": true answers with SSE chunks
+//     (a role chunk with the first token, one chunk per token, the finish
+//     chunk, the usage chunk with stream_options.include_usage, `timings`
+//     on the last), then "data: [DONE]"; planted prefill and decode times
+//     and ": ping" comments (prefill_ms_per_token, ping_every_ms);
+//     "cache_prompt": false evaluates the whole prompt (cache_n 0);
 //   - the slots and the KV cache (fake_slots.h): requests beyond the slots
 //     wait and are not served in arrival order; with kv_unified the running
 //     requests share kv_size cells and all fail with HTTP 500 "Context size
@@ -102,6 +107,25 @@ struct FakeServerOptions {
   int kv_size = 0;
   int n_ctx_train = 131072;         // the model's training context (/models meta)
   double ms_per_token = 0;          // service time per generated token, besides FakeReply::delay_ms
+  // Planted prefill (the speed part's tests): the first token comes
+  // prefill_base_ms + prefill_ms_per_token * (prompt tokens evaluated, the
+  // cached ones not) after the request took its slot; each further token
+  // then ms_per_token after the one before (one stream chunk each), and
+  // FakeReply::delay_ms is not used. The reply's `timings` are then the
+  // fake's own clock: prompt_ms the time it spent until the first token,
+  // predicted_ms from the first token to the last (llama-server's t_prompt
+  // and t_token_generation). Both 0: tokens come evenly over the service
+  // time from admission and the timings are nominal.
+  double prefill_ms_per_token = 0;
+  double prefill_base_ms = 0;
+  // A stream sends a ": ping" comment whenever this long passed without an
+  // event (llama-server's --sse-ping-interval, in ms here); 0: never.
+  int ping_every_ms = 0;
+  // A server that reuses its cache whatever the request says: this many
+  // prompt tokens (at most prompt - 1) are reported cached (timings.cache_n,
+  // usage.prompt_tokens_details.cached_tokens) and not evaluated. -1: the
+  // slots' own prefix cache, which "cache_prompt": false turns off.
+  int force_cache_n = -1;
   std::string alias;                // -a; "": the model path
   bool metrics = false;             // --metrics: GET /metrics answers (else 501, as llama-server)
   bool slots_endpoint = true;       // --no-slots: GET /slots answers 501
@@ -163,7 +187,7 @@ class FakeServer {
   void SetOptions(const FakeServerOptions& o);
 
   // What the server saw.
-  int max_running() const;
+  int max_running() const;                                  // the most requests generating at once
   int max_waiting() const;                                  // requests queued beyond the slots
   int chat_requests() const { return chat_requests_.load(); }
   int tokenize_requests() const { return tokenize_requests_.load(); }

@@ -20,6 +20,28 @@ size_t CommonPrefix(const std::vector<uint64_t>& a, const std::vector<uint64_t>&
 
 double Seconds(std::chrono::steady_clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
+// The tokens of n_gen due `elapsed_ms` after admission, and when the next
+// one is due (ms from admission; +inf when none is left).
+int DueTokens(int n_gen, const FakeSlots::Pace& p, double elapsed_ms, double* next_ms) {
+  *next_ms = 1e300;
+  if (p.service_ms <= 0 || n_gen <= 0) return n_gen;
+  if (p.first_ms <= 0) {
+    if (elapsed_ms >= p.service_ms) return n_gen;
+    const int due = static_cast<int>(static_cast<double>(n_gen) * elapsed_ms / p.service_ms);
+    *next_ms = p.service_ms * (due + 1) / n_gen;
+    return due;
+  }
+  if (elapsed_ms < p.first_ms) {
+    *next_ms = p.first_ms;
+    return 0;
+  }
+  const double step = n_gen > 1 ? std::max(0.0, p.service_ms - p.first_ms) / (n_gen - 1) : 0;
+  if (step <= 0) return n_gen;
+  const int due = std::min(n_gen, 1 + static_cast<int>((elapsed_ms - p.first_ms) / step));
+  if (due < n_gen) *next_ms = p.first_ms + due * step;
+  return due;
+}
+
 }  // namespace
 
 FakeSlots::FakeSlots(FakeSlotsConfig config) { Configure(config); }
@@ -147,7 +169,8 @@ FakeSlots::Outcome FakeSlots::Admit(const Admission& a, const std::function<bool
     }
   }
 
-  const int lcp = static_cast<int>(CommonPrefix(a.prompt_hashes, slot->cache));
+  int lcp = a.cache_prompt ? static_cast<int>(CommonPrefix(a.prompt_hashes, slot->cache)) : 0;
+  if (a.force_cache_n >= 0) lcp = a.force_cache_n;
   slot->task = *task = next_task_++;
   slot->start = std::chrono::steady_clock::now();
   slot->timed = false;
@@ -192,7 +215,13 @@ FakeSlots::Outcome FakeSlots::Admit(const Admission& a, const std::function<bool
 
 FakeSlots::Outcome FakeSlots::Generate(int task, int n_gen, int service_ms, int until, int* k,
                                        const std::function<bool()>& gone) {
+  return Generate(task, n_gen, Pace{static_cast<double>(service_ms), 0}, until, k, gone);
+}
+
+FakeSlots::Outcome FakeSlots::Generate(int task, int n_gen, Pace pace, int until, int* k,
+                                       const std::function<bool()>& gone, double max_wait_ms) {
   std::unique_lock<std::mutex> l(mu_);
+  const auto called = std::chrono::steady_clock::now();
   for (;;) {
     if (failed_.erase(task)) return Outcome::kOverflow;
     Slot* s = FindTask(task);
@@ -203,9 +232,8 @@ FakeSlots::Outcome FakeSlots::Generate(int task, int n_gen, int service_ms, int 
     }
     const auto now = std::chrono::steady_clock::now();
     const double elapsed_ms = Seconds(now - s->start) * 1000;
-    const int due = service_ms <= 0 || elapsed_ms >= service_ms
-                        ? n_gen
-                        : static_cast<int>(static_cast<double>(n_gen) * elapsed_ms / service_ms);
+    double next_ms = 0;
+    const int due = DueTokens(n_gen, pace, elapsed_ms, &next_ms);
     if (due > s->n_decoded) {
       const int delta = due - s->n_decoded;
       s->n_decoded = due;
@@ -228,7 +256,15 @@ FakeSlots::Outcome FakeSlots::Generate(int task, int n_gen, int service_ms, int 
       FreeLocked(s, true);
       return Outcome::kGone;
     }
-    cv_.wait_for(l, std::chrono::milliseconds(5));
+    // Wake when the next token is due (the planted times hold to well
+    // under a millisecond), at least every 5 ms to see the client leave.
+    double wait_ms = std::clamp(next_ms - elapsed_ms, 0.01, 5.0);
+    if (max_wait_ms >= 0) {
+      const double left_ms = max_wait_ms - Seconds(now - called) * 1000;
+      if (left_ms <= 0) return Outcome::kPending;
+      wait_ms = std::min(wait_ms, left_ms);
+    }
+    cv_.wait_for(l, std::chrono::microseconds(static_cast<int64_t>(wait_ms * 1000) + 1));
   }
 }
 

@@ -62,6 +62,7 @@ class FakeSlots {
     kGone,      // the client went away (llama-server cancels the task)
     kStopped,   // Shutdown()
     kTooLong,   // Admit: the prompt has n_ctx_slot tokens or more (the slot is free again)
+    kPending,   // Generate: `max_wait_ms` passed before `until` tokens (*k says how many)
   };
 
   struct Admission {
@@ -69,6 +70,17 @@ class FakeSlots {
     std::vector<uint64_t> prompt_hashes;  // one per prompt token, BOS included
     int n_predict = -1;                   // the request's limit (-1: none), for /slots
     nlohmann::ordered_json params;        // what /slots shows as the task's "params"
+    bool cache_prompt = true;             // false: nothing is reused from the slot's cache
+    int force_cache_n = -1;               // >= 0: this many tokens count as cached whatever the slot holds
+  };
+
+  // When the tokens of a generation are due, in ms from admission.
+  // first_ms == 0: evenly over service_ms (token k at k * service_ms /
+  // n_gen). first_ms > 0: the first at first_ms, the rest evenly from there
+  // to service_ms (a prefill, then a steady decode).
+  struct Pace {
+    double service_ms = 0;
+    double first_ms = 0;
   };
 
   explicit FakeSlots(FakeSlotsConfig config);
@@ -89,9 +101,12 @@ class FakeSlots {
   // Generation of `n_gen` tokens over `service_ms` from admission (0: at
   // once): waits until at least `until` tokens are generated (or all), sets
   // *k to the count so far and returns kDone. Ends early with kOverflow,
-  // kGone or kStopped (the slot is then released). Called again with a
-  // larger `until` it goes on.
+  // kGone or kStopped (the slot is then released), or kPending once
+  // `max_wait_ms` (when >= 0) has passed. Called again with a larger
+  // `until` it goes on.
   Outcome Generate(int task, int n_gen, int service_ms, int until, int* k, const std::function<bool()>& gone);
+  Outcome Generate(int task, int n_gen, Pace pace, int until, int* k, const std::function<bool()>& gone,
+                   double max_wait_ms = -1);
   // Frees the slot after kDone (also after a rejected prompt: n_gen 0,
   // keep_cache false).
   void Release(int task, bool keep_cache);
