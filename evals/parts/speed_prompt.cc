@@ -121,7 +121,7 @@ std::string SpeedTaskText(std::string_view id) {
 }
 
 std::string SpeedFiller(size_t first_line, size_t chars) {
-  std::string out;
+  std::string out = kLead;
   out.reserve(chars + 256);
   for (size_t n = first_line; out.size() < chars; ++n) out += LogLine(n);
   return out;
@@ -139,7 +139,7 @@ std::string SpeedMessage(std::string_view salt, std::string_view filler, size_t 
   filler_chars = std::min(filler_chars, filler.size());
   m.reserve(salt.size() + filler_chars + task.size() + 128);
   m.append(salt).append("\n");
-  if (filler_chars > 0) m.append(kLead).append(filler.substr(0, filler_chars)).append("\n\n");
+  if (filler_chars > 0) m.append(filler.substr(0, filler_chars)).append("\n\n");
   m.append(task);
   return m;
 }

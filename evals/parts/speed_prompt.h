@@ -37,15 +37,17 @@ bool IsSpeedPromptId(std::string_view id);
 // The task of a prompt id (empty for an unknown id).
 std::string SpeedTaskText(std::string_view id);
 
-// The filler log from line `first_line` on, at least `chars` characters
-// (whole lines; cut by SpeedMessage). ASCII only, so any cut is valid UTF-8.
+// The filler: a line saying the log below is background, then the log from
+// line `first_line` on, at least `chars` characters (whole lines; cut by
+// SpeedMessage, so the filler grows a word at a time from nothing). ASCII
+// only, so any cut is valid UTF-8.
 std::string SpeedFiller(size_t first_line, size_t chars);
 
 // "Session <12 digits>." from a run nonce and the request's number.
 std::string SpeedSalt(uint64_t nonce, uint64_t n);
 
-// The message: the salt line, a line saying the log is context, the first
-// `filler_chars` characters of `filler` (none: no log), a blank line, the task.
+// The message: the salt line, the first `filler_chars` characters of
+// `filler` and a blank line (nothing when 0), the task.
 std::string SpeedMessage(std::string_view salt, std::string_view filler, size_t filler_chars,
                          std::string_view task);
 

@@ -66,7 +66,7 @@ TEST_F(SpeedReal, ExactPromptsBothClocksSlotsColdRowAndTheGuardRepeatingAHoggedS
   ASSERT_TRUE(s->running());
   MetricsPoller poller(s->origin());
   poller.Start();
-  nlohmann::json speed = {{"prompt_ids", {"code", "prose"}}, {"decode_prompt_tokens", 200}, {"runs", 12},
+  nlohmann::json speed = {{"prompt_ids", {"code", "prose"}}, {"decode_prompt_tokens", 320}, {"runs", 12},
                           {"warmups", 1}, {"max_tokens", 128}, {"prefill_depths", {512, 1024}},
                           {"prefill_runs", 2}, {"conc_levels", {1, 2, 4}}, {"conc_rounds", 1},
                           {"ctx_depths", {768, 2048}}, {"ctx_runs", 1}, {"guard_interval_s", 0.1},
