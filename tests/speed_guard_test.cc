@@ -47,8 +47,12 @@ TEST(SpeedGuard, TwoDisturbedSamplesInARowDisturbAStepOneDoesNot) {
 class ScriptedProbe : public LoadProbe {
  public:
   explicit ScriptedProbe(std::vector<bool> busy_attempts) : busy_(std::move(busy_attempts)) {}
-  void Begin() override { ++attempt_; }
+  void Begin() override {
+    ++attempt_;
+    samples_ = 0;
+  }
   bool Sample(LoadSample* out) override {
+    ++samples_;
     const bool busy = attempt_ - 1 < static_cast<int>(busy_.size()) && busy_[attempt_ - 1];
     out->busiest_pid = busy ? 42 : 7;
     out->busiest_comm = busy ? "hog" : "idle";
@@ -59,19 +63,26 @@ class ScriptedProbe : public LoadProbe {
  private:
   std::vector<bool> busy_;
   int attempt_ = 0;
+
+ public:
+  std::atomic<int> samples_{0};  // in this attempt
 };
 
 // Answers like a server with planted rates; counts the most in flight.
 class FakeSender : public SpeedSender {
  public:
-  FakeSender(std::atomic<int>* in_flight, std::atomic<int>* most, double cache_n)
-      : in_flight_(in_flight), most_(most), cache_n_(cache_n) {}
+  FakeSender(std::atomic<int>* in_flight, std::atomic<int>* most, double cache_n, ScriptedProbe* probe)
+      : in_flight_(in_flight), most_(most), cache_n_(cache_n), probe_(probe) {}
   StreamedReply Send(const Prompt& p, const nlohmann::json& extra, double, CancelToken*) override {
     EXPECT_EQ(extra.value("ignore_eos", false), true);
     EXPECT_EQ(p.params.cache_prompt, std::optional<bool>(false));
     const int now = ++*in_flight_;
     for (int m = most_->load(); now > m && !most_->compare_exchange_weak(m, now);) {}
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // With a scripted probe: answer once the guard has sampled this attempt
+    // three times (a loaded test machine may be slow to run its thread).
+    for (int i = 0; probe_ && probe_->samples_.load() < 3 && i < 1000; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     --*in_flight_;
     StreamedReply r;
     r.status = CallStatus::kOk;
@@ -91,6 +102,7 @@ class FakeSender : public SpeedSender {
  private:
   std::atomic<int>*in_flight_, *most_;
   double cache_n_;
+  ScriptedProbe* probe_;
 };
 
 struct Rig {
@@ -98,10 +110,11 @@ struct Rig {
   std::atomic<int> in_flight{0}, most{0};
   std::vector<nlohmann::json> records;
   double cache_n = 0;
+  ScriptedProbe* probe = nullptr;
 
   SpeedRunner Make(LoadGuard* guard) {
     SpeedRunner::Deps d;
-    d.senders = [this] { return std::make_unique<FakeSender>(&in_flight, &most, cache_n); };
+    d.senders = [this] { return std::make_unique<FakeSender>(&in_flight, &most, cache_n, probe); };
     d.tokenizer = std::make_unique<CountingTokenizer>(FakeTokenCount, ChatCount);
     d.guard = guard;
     d.sink = [this](const nlohmann::json& r) { records.push_back(r); };
@@ -124,11 +137,13 @@ SpeedStep DecodeStep(int rounds, int concurrency) {
 
 TEST(SpeedGuard, ADisturbedStepIsRepeatedAndEveryAttemptKept) {
   Rig rig;
-  LoadGuard guard(std::make_unique<ScriptedProbe>(std::vector<bool>{true, false}), 0.01, 50, 2);
+  auto probe = std::make_unique<ScriptedProbe>(std::vector<bool>{true, false});
+  rig.probe = probe.get();
+  LoadGuard guard(std::move(probe), 0.01, 50, 2);
   SpeedRunner runner = rig.Make(&guard);
   nlohmann::json step;
   ASSERT_TRUE(runner.RunStep(DecodeStep(2, 1), &step).ok());
-  ASSERT_EQ(step["attempts"].size(), 2u);
+  ASSERT_EQ(step["attempts"].size(), 2u) << step.dump();
   EXPECT_TRUE(step["attempts"][0]["disturbed"].get<bool>());
   EXPECT_NE(step["attempts"][0]["why"].get<std::string>().find("hog"), std::string::npos);
   EXPECT_GE(step["attempts"][0]["load_samples"].size(), 2u);
@@ -145,7 +160,9 @@ TEST(SpeedGuard, ADisturbedStepIsRepeatedAndEveryAttemptKept) {
 
 TEST(SpeedGuard, AStepStillDisturbedAfterTheLastTryIsMarkedNotDropped) {
   Rig rig;
-  LoadGuard guard(std::make_unique<ScriptedProbe>(std::vector<bool>{true, true, true}), 0.01, 50, 2);
+  auto probe = std::make_unique<ScriptedProbe>(std::vector<bool>{true, true, true});
+  rig.probe = probe.get();
+  LoadGuard guard(std::move(probe), 0.01, 50, 2);
   SpeedRunner runner = rig.Make(&guard);
   nlohmann::json step;
   ASSERT_TRUE(runner.RunStep(DecodeStep(1, 1), &step).ok());
