@@ -44,7 +44,9 @@ TEST_F(E2eSpeed, PlantedServiceTimesComeOutWithinOnePercentOnBothClocks) {
   fo.slots = 4;
   fo.n_ctx = 8192;
   fo.prefill_ms_per_token = 1.0;  // 1000 prompt tokens/s
-  fo.ms_per_token = 5;            // 200 tokens/s
+  // 100 tokens/s: the fake admits requests that arrive together some 15 ms
+  // apart on a loaded machine, under 1 % of a 2.3 s request.
+  fo.ms_per_token = 10;
   fo.ping_every_ms = 40;          // ": ping" comments during the prefill, skipped
   fo.metrics = true;
   FakeServer server(fo);
@@ -59,14 +61,14 @@ TEST_F(E2eSpeed, PlantedServiceTimesComeOutWithinOnePercentOnBothClocks) {
   ASSERT_TRUE(speed["complete"].get<bool>()) << speed["error"];
 
   const nlohmann::json decode = Step(speed, "decode/code");
-  ExpectWithin1Pct(Median(decode, "decode_client_tps"), 200, "client decode");
-  ExpectWithin1Pct(Median(decode, "decode_server_tps"), 200.0 * 128 / 127, "server decode (predicted_n / ms)");
+  ExpectWithin1Pct(Median(decode, "decode_client_tps"), 100, "client decode");
+  ExpectWithin1Pct(Median(decode, "decode_server_tps"), 100.0 * 128 / 127, "server decode (predicted_n / ms)");
   ExpectWithin1Pct(Median(decode, "ttft_s"), 1.0, "decode TTFT");
   const nlohmann::json prefill = Step(speed, "prefill/2000");
   ExpectWithin1Pct(Median(prefill, "prefill_client_tps"), 1000, "client prefill");
   ExpectWithin1Pct(Median(prefill, "prefill_server_tps"), 1000, "server prefill");
   ExpectWithin1Pct(Median(prefill, "ttft_s"), 2.0, "prefill TTFT");
-  const double per_request_s = 1.0 + 127 * 0.005;  // prefill, then 127 gaps
+  const double per_request_s = 1.0 + 127 * 0.010;  // prefill, then 127 gaps
   for (int c : {1, 2, 4}) {
     const nlohmann::json s = Step(speed, "conc/C" + std::to_string(c));
     ExpectWithin1Pct(Median(s, "total_tps"), c * 128 / per_request_s, "C" + std::to_string(c) + " total");
