@@ -122,11 +122,13 @@ TEST_F(SpeedReal, ExactPromptsBothClocksSlotsColdRowAndTheGuardRepeatingAHoggedS
 
   for (const auto& step : res["steps"]) {
     if (!step["result"].is_object()) continue;
-    const nlohmann::json& g = step["result"]["decode_gap_pct"];
-    if (g.is_number() && std::fabs(g.get<double>()) > 2)
+    const nlohmann::json g = step["result"].value("decode_gap_pct", nlohmann::json());
+    if (g.is_number() && std::fabs(g.get<double>()) > 2) {
       EXPECT_TRUE(step["result"]["decode_gap_why"].is_string()) << step.dump();
-    if (step["kind"] == "conc")
+    }
+    if (step["kind"] == "conc") {
       EXPECT_LE(step["result"]["peak_in_flight"].get<int>(), step["concurrency"].get<int>());
+    }
   }
   EXPECT_LE(poller.max_processing(), 4);
   EXPECT_GT(poller.polls(), 0);
@@ -138,7 +140,7 @@ TEST_F(SpeedReal, ExactPromptsBothClocksSlotsColdRowAndTheGuardRepeatingAHoggedS
   ASSERT_TRUE(hogged.is_object());
   ASSERT_GE(hogged["attempts"].size(), 2u) << hogged.dump();
   EXPECT_TRUE(hogged["attempts"][0]["disturbed"].get<bool>()) << hogged["attempts"][0].dump();
-  EXPECT_NE(hogged["attempts"][0]["why"].get<std::string>().find("speedhog (pid " + std::to_string(hog_pid) + ")"),
+  EXPECT_NE(hogged["attempts"][0]["why"].dump().find("speedhog (pid " + std::to_string(hog_pid) + ")"),
             std::string::npos)
       << hogged["attempts"][0].dump();
   int attempt2 = 0;
