@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <random>
 #include <sstream>
 
@@ -84,6 +85,33 @@ nlohmann::json PromptEntry(const nlohmann::json& rec) {
                         "prompt_bytes", "prompt_sha256"})
     p[k] = rec[k];
   return p;
+}
+
+std::string Fixed(const nlohmann::json& v, const char* f) {
+  if (!v.is_number()) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v.get<double>());
+  return buf;
+}
+
+// "speed: decode/code: decode 62.6 t/s (server 62.9), prefill ..., TTFT 0.21 s, 1 attempt"
+std::string StepLine(const nlohmann::json& step) {
+  const nlohmann::json& r = step["result"];
+  std::string line = "speed: " + step["name"].get<std::string>() + ":";
+  auto add = [&](const char* what, const char* client, const char* server) {
+    if (!r.contains(client) || !r[client]["median"].is_number()) return;
+    line += std::string(" ") + what + " " + Fixed(r[client]["median"], "%.1f") + " t/s";
+    if (server && r.contains(server) && r[server]["median"].is_number())
+      line += " (server " + Fixed(r[server]["median"], "%.1f") + ")";
+    line += ",";
+  };
+  add("total", "total_tps", nullptr);
+  add("decode", "decode_client_tps", "decode_server_tps");
+  add("prefill", "prefill_client_tps", "prefill_server_tps");
+  line += " TTFT " + Fixed(r["ttft_s"]["median"], "%.3f") + " s, " + std::to_string(step["attempts"].size()) +
+          (step["attempts"].size() == 1 ? " attempt" : " attempts");
+  if (!step["marks"].empty()) line += "; " + step["marks"].dump();
+  return line;
 }
 
 uint64_t Nonce() {
@@ -185,7 +213,7 @@ Status RunPlanned(const SpeedOptions& o, SpeedEnv* env, bool cold, const std::st
     nlohmann::json step;
     st = runner.RunStep(plan[i], &step);
     if (!step.is_null()) (*res)["steps"].push_back(step);
-    if (env->log && step["result"].is_object()) env->log("speed: " + plan[i].name + " done");
+    if (env->log && step["result"].is_object()) env->log(StepLine(step));
   }
   if (cold_rec.is_object()) (*res)["cold"] = FinishCold(cold_rec, (*res)["steps"]);
   if (st.ok()) st = write_error;

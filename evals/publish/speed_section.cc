@@ -17,10 +17,9 @@ struct Row {
 std::string Num(const json& v, const char* f) { return v.is_number() ? FormatDouble(f, v.get<double>()) : "—"; }
 
 // "62.6 (61.9–63.1, n 2)"
-std::string Spread(const json& s) {
+std::string Spread(const json& s, const char* f = "%.1f") {
   if (!s.is_object() || !s["median"].is_number()) return "—";
-  return Num(s["median"], "%.1f") + " (" + Num(s["min"], "%.1f") + "–" + Num(s["max"], "%.1f") + ", n " +
-         Num(s["n"], "%.0f") + ")";
+  return Num(s["median"], f) + " (" + Num(s["min"], f) + "–" + Num(s["max"], f) + ", n " + Num(s["n"], "%.0f") + ")";
 }
 
 std::string Text(const json& v) { return v.is_string() ? v.get<std::string>() : ""; }
@@ -40,7 +39,7 @@ void StepRows(const json& s, std::vector<Row>* rows) {
   const std::string attempts = std::to_string(s.value("attempts", json::array()).size());
   auto add = [&](const std::string& what, const json& client, const json& server, const json& gap) {
     rows->push_back({Text(s["name"]), what, Spread(client), Spread(server), Num(gap, "%+.1f"),
-                     r.is_object() ? Spread(r["ttft_s"]) : "—", attempts, Marks(s)});
+                     r.is_object() ? Spread(r["ttft_s"], "%.3f") : "—", attempts, Marks(s)});
   };
   if (!r.is_object()) {
     rows->push_back({Text(s["name"]), kind, "—", "—", "—", "—", attempts, Marks(s)});
@@ -100,7 +99,6 @@ std::string RenderSpeedMarkdown(const json& speed) {
     o += "| " + MarkdownCell(r.step) + " | " + r.what + " | " + r.client + " | " + r.server + " | " + r.gap + " | " +
          r.ttft + " | " + r.attempts + " | " + MarkdownCell(r.marks) + " |\n";
   o += "\n";
-  for (const auto& r : speed.value("refused", json::array())) o += "- refused: " + MarkdownCell(Text(r)) + "\n";
   if (speed["error"].is_string()) o += "- stopped: " + MarkdownCell(Text(speed["error"])) + "\n";
   return o + "\n";
 }
@@ -116,7 +114,6 @@ std::string RenderSpeedHtml(const json& speed) {
          HtmlEscape(r.gap) + "</td><td class=\"num\">" + HtmlEscape(r.ttft) + "</td><td class=\"num\">" +
          HtmlEscape(r.attempts) + "</td><td>" + HtmlEscape(r.marks) + "</td></tr>";
   h += "</tbody></table>";
-  for (const auto& r : speed.value("refused", json::array())) h += "<p>refused: " + HtmlEscape(Text(r)) + "</p>";
   if (speed["error"].is_string()) h += "<p>stopped: " + HtmlEscape(Text(speed["error"])) + "</p>";
   return h + "</section>";
 }
