@@ -2,6 +2,7 @@
 // "How fast it runs" section (evals/publish/speed_section.h).
 #include <gtest/gtest.h>
 
+#include "evals/parts/speed_request.h"
 #include "evals/parts/speed_run.h"
 #include "evals/publish/speed_section.h"
 
@@ -45,6 +46,43 @@ TEST(SpeedSection, StepsColdRowAndRefusalsAreShown) {
   EXPECT_NE(html.find("62.6 (62.1–63.1, n 2)"), std::string::npos);
   EXPECT_TRUE(SpeedSectionModel(nlohmann::json::parse(R"({"parts": {}})")).is_null());
   EXPECT_EQ(RenderSpeedMarkdown(nullptr), "");
+}
+
+}  // namespace
+}  // namespace evalrun::testing
+
+namespace evalrun::testing {
+namespace {
+
+TEST(SpeedRecord, MarksWhatMakesARequestDoubtful) {
+  SpeedRequest req;
+  req.step = "decode/code";
+  req.role = "measured";
+  req.prompt_id = "code";
+  req.target_prompt_tokens = 512;
+  req.max_tokens = 64;
+  req.message = "Session 000000000001.\nhello";
+  req.salt = "Session 000000000001.";
+  StreamedReply r;
+  r.status = CallStatus::kOk;
+  r.completion.prompt_tokens = 511;
+  r.completion.completion_tokens = 40;
+  r.timing = {0.01, 0.2, 1.2, 1.25, {0.2, 0.6, 1.2}};
+  nlohmann::json j = RequestRecord(req, r, 0.5);
+  const std::string marks = j["marks"].dump();
+  EXPECT_NE(marks.find("the server counted 511 prompt tokens, not the 512 asked"), std::string::npos) << marks;
+  EXPECT_NE(marks.find("the answer has 40 tokens, not max_tokens 64"), std::string::npos) << marks;
+  EXPECT_NE(marks.find("no timings"), std::string::npos) << marks;
+  EXPECT_EQ(j["target_prompt_tokens"], 512);
+  EXPECT_EQ(j["prompt_tokens"], 511);
+  EXPECT_EQ(j["times"]["send_s"], 0.5);
+  EXPECT_NEAR(j["rates"]["decode_client_tps"].get<double>(), 39.0, 1e-9);  // 39 tokens after the first in 1 s
+  EXPECT_EQ(j["chunk_gaps"]["n"], 2);
+  EXPECT_EQ(j["salt_sha256"].get<std::string>().size(), 64u);
+  EXPECT_EQ(j["prompt_sha256"].get<std::string>().size(), 64u);
+  r.status = CallStatus::kFailed;
+  r.error = "HTTP 500";
+  EXPECT_EQ(RequestRecord(req, r, 0)["marks"], nlohmann::json::array({"failed: HTTP 500"}));
 }
 
 }  // namespace
