@@ -4,8 +4,9 @@
 //
 // 16 prompts (a salt first, cache_prompt false, ignore_eos, 128 tokens),
 // sent one at a time, two rounds, each round first by StreamingChat in this
-// process (evals/server/stream.h), then by a bare Python client (one
-// kept-alive http.client connection, reading the stream line by line) with
+// process (evals/server/stream.h), then by a bare Python client (an
+// http.client connection per request, as llama-server closes it after a
+// stream; StreamingChat reconnects too), reading the stream line by line, with
 // the very bodies StreamingChat sent. Figures: the runner's thread CPU per
 // streamed token (CPU of Send / usage.completion_tokens), the median TTFT
 // of each client and their difference (the runner's TTFT overhead), and
@@ -35,10 +36,10 @@ constexpr int kMaxTokens = 128;
 constexpr const char* kBareClient = R"(import http.client, json, sys, time, urllib.parse
 url = urllib.parse.urlparse(sys.argv[1])
 bodies = [l.encode() for l in open(sys.argv[2], encoding="utf-8") if l.strip()]
-c = http.client.HTTPConnection(url.hostname, url.port, timeout=600)
 out = []
 for body in bodies:
     t0 = time.perf_counter()
+    c = http.client.HTTPConnection(url.hostname, url.port, timeout=600)
     c.request("POST", url.path, body=body, headers={"Content-Type": "application/json"})
     r = c.getresponse()
     if r.status != 200:
@@ -50,6 +51,7 @@ for body in bodies:
         ch = json.loads(line[6:]).get("choices") or [{}]
         if first is None and ch[0].get("delta", {}).get("content"):
             first = time.perf_counter() - t0
+    c.close()
     out.append(first)
 print(json.dumps(out))
 )";
@@ -136,9 +138,12 @@ bool RunBare(const BenchOptions& o, const std::string& url, const std::vector<st
   }
   const nlohmann::json j = nlohmann::json::parse(FileTail(run.out_path), nullptr, false);
   if (!j.is_array()) return false;
+  const size_t before = ttft->size();
   for (const auto& v : j)
     if (v.is_number()) ttft->push_back(v.get<double>());
-  return static_cast<int>(ttft->size()) == kPrompts;
+  if (static_cast<int>(ttft->size() - before) == kPrompts) return true;
+  std::fprintf(stderr, "bench: stream: the bare client saw text in %zu of %d replies\n", ttft->size() - before, kPrompts);
+  return false;
 }
 
 }  // namespace

@@ -183,9 +183,10 @@ class HttplibTransport : public HttpTransport {
 
 using SteadyTime = std::chrono::steady_clock::time_point;
 
+// Rounded up: a wait never ends before the deadline.
 int MillisLeft(SteadyTime deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-  return static_cast<int>(std::clamp<int64_t>(left.count(), 0, 1 << 30));
+  const auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline - std::chrono::steady_clock::now());
+  return static_cast<int>(std::clamp<int64_t>((left.count() + 999) / 1000, 0, 1 << 30));
 }
 
 // Waits for `events` on fd until `deadline`: true when ready.

@@ -95,8 +95,8 @@ void ScriptedSocketServer::Answer(int fd) {
   busy_ = false;
   for (const auto& w : script_.writes) {
     if (!Pause(stop_, w.pause_ms)) return;
+    ++written_;  // before the send: the client may see the bytes before send() returns
     if (::send(fd, w.bytes.data(), w.bytes.size(), MSG_NOSIGNAL) < 0) return;
-    ++written_;
   }
   Pause(stop_, script_.hold_ms);
 }

@@ -36,7 +36,7 @@ class ScriptedSocketServer {
 
   int port() const { return port_; }
   std::string origin() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  // Writes of the script sent so far (over all connections).
+  // Writes of the script begun so far (over all connections).
   int written() const { return written_.load(); }
   // The last request received, head and body.
   std::string last_request() const;
