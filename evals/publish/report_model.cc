@@ -395,6 +395,7 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
   m["probe"] = nullptr;
 
   for (const auto& name : run.parts) {
+    if (name == "speed") continue;  // no score: its own section (speed_section.h)
     const json& p = res["parts"][name];
     FolderPart part;
     EVALRUN_RETURN_IF_ERROR(DescribeFolderPart(run, name, &part));
