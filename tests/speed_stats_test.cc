@@ -86,6 +86,9 @@ TEST(SpeedPlan, LevelsAboveTheSlotsAndAnOverfullSharedCacheAreRefused) {
   EXPECT_NE(steps[3].refused.find("conc/C8"), std::string::npos);
   std::vector<SpeedStep> shared = PlanSpeedSteps(o, SpeedLimits{8192, 4, true, 3000});
   EXPECT_NE(shared[2].refused.find("share"), std::string::npos) << shared[2].refused;  // C4: 4096 > 3000
+  EXPECT_EQ(shared[2].refused.find("assumed"), std::string::npos);
+  std::vector<SpeedStep> assumed = PlanSpeedSteps(o, SpeedLimits{8192, 4, true, 3000, true});
+  EXPECT_NE(assumed[2].refused.find("set server.kv_cache to \"per_slot\""), std::string::npos) << assumed[2].refused;
 }
 
 }  // namespace

@@ -24,7 +24,11 @@ void CheckFits(const SpeedLimits& l, SpeedStep* s) {
   if (l.kv_shared && l.kv_pool > 0 && need * s->concurrency > l.kv_pool)
     s->refused = s->name + ": " + N(s->concurrency) + " requests of " + N(need) + " tokens need " +
                  N(need * s->concurrency) + ", more than the " + N(l.kv_pool) +
-                 " tokens of the KV cache the slots share; refused before any request";
+                 " tokens of the KV cache the slots share" +
+                 (l.kv_assumed ? std::string(" (assumed: the server does not say; set server.kv_cache to "
+                                             "\"per_slot\" if each slot has its own)")
+                               : std::string()) +
+                 "; refused before any request";
 }
 
 SpeedStep Step(std::string kind, std::string name, const std::vector<std::string>& ids, int64_t target, int max_tokens,

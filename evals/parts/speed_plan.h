@@ -35,6 +35,7 @@ struct SpeedLimits {
   int slots = 1;            // requests the server serves at once
   bool kv_shared = false;   // one KV pool for all slots (--kv-unified)
   int64_t kv_pool = 0;      // its size in tokens when shared
+  bool kv_assumed = false;  // shared only by assumption (evals/server/kv_capacity.h rule 4)
 };
 
 struct SpeedStep {

@@ -142,6 +142,7 @@ Status Prepare(const SpeedOptions& o, SpeedEnv* env, Started* started, SpeedLimi
   limits->slots = slots;
   limits->kv_shared = kv.shared;
   limits->kv_pool = kv.tokens;
+  limits->kv_assumed = kv.assumed;
   (*res)["engine"] = EngineFacts(*env, t.get(), props, kv, slots);
   (void)o;
   return Status::Ok();
