@@ -8,6 +8,7 @@
 #include "evals/base/json_fields.h"
 #include "evals/publish/html_page.h"
 #include "evals/publish/html_text.h"
+#include "evals/publish/speed_section.h"
 #include "evals/publish/table_text.h"
 #include "evals/publish/thinking_view.h"
 #include "evals/run/part_registry.h"
@@ -422,6 +423,7 @@ std::string RenderReportHtml(const json& m) {
   h += ByLengthSection(m);
   h += CategoriesSection(m);
   h += RepeatSection(m);
+  h += RenderSpeedHtml(m.value("speed", json()));  // evals/publish/speed_section.h
   h += SetupSection(m);
   h += SamplesSection(m);
   h += "<footer>Written by evalrun report from results.json and the samples of this run folder.</footer>\n";

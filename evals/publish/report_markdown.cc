@@ -1,6 +1,7 @@
 #include "evals/publish/report_markdown.h"
 
 #include "evals/base/json_fields.h"
+#include "evals/publish/speed_section.h"
 #include "evals/publish/table_text.h"
 #include "evals/publish/thinking_view.h"
 
@@ -172,6 +173,7 @@ std::string RenderReportMarkdown(const json& m) {
   ByLengthTable(m, &o);
   CategoryTables(m, &o);
   RepeatSection(m, &o);
+  o += RenderSpeedMarkdown(m.value("speed", json()));  // evals/publish/speed_section.h
   SetupSection(m, &o);
   o += MarkdownNotes(m["notes"]);
   return o;

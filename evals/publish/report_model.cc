@@ -1,4 +1,5 @@
 #include "evals/publish/report_model.h"
+#include "evals/publish/speed_section.h"
 
 #include <algorithm>
 #include <cmath>
@@ -394,6 +395,7 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
   m["probe"] = nullptr;
 
   for (const auto& name : run.parts) {
+    if (name == "speed") continue;  // no score: its own section (speed_section.h)
     const json& p = res["parts"][name];
     FolderPart part;
     EVALRUN_RETURN_IF_ERROR(DescribeFolderPart(run, name, &part));
@@ -534,6 +536,7 @@ Status BuildReportModel(const std::string& run_dir, int max_text_chars, json* mo
   m["setup"] = SetupRows(run);
   m["noise"] = NoiseModel(run.results);
   m["thinking"] = JsonAt(run.results, {"parts", "thinking"});  // the thinking part's view (thinking_view.h)
+  m["speed"] = SpeedSectionModel(run.results);  // evals/publish/speed_section.h
   m["notes"] = notes;
   m["max_text_chars"] = max_text_chars;
   *model = std::move(m);

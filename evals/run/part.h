@@ -118,6 +118,7 @@ struct ProcedureEnv {
   const Card* card = nullptr;
   const PartSettings* settings = nullptr;
   std::string data_dir;
+  std::string job_dir;               // the run folder (a part writes its files under <job_dir>/<name>/)
   Engine* engine = nullptr;          // the managed engine (restartable), or the running server
   TransportFactory transports;       // a fresh transport to the engine's origin per call
   CancelToken* cancel = nullptr;

@@ -95,6 +95,7 @@ ProcedureEnv EnvFor(const Job& job, const PartRun& r, Server* server, GpuReader*
   env.card = &card;
   env.settings = &r.settings;
   env.data_dir = job.data_dir;
+  env.job_dir = job.dir.path();
   env.engine = server->engine.get();
   env.transports = server->Transports(job.token);
   env.cancel = cancel;
