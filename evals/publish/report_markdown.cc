@@ -1,6 +1,7 @@
 #include "evals/publish/report_markdown.h"
 
 #include "evals/base/json_fields.h"
+#include "evals/publish/section_tables.h"
 #include "evals/publish/table_text.h"
 
 namespace evalrun {
@@ -169,6 +170,9 @@ std::string RenderReportMarkdown(const json& m) {
   ProbeTable(m, &o);
   ByLengthTable(m, &o);
   CategoryTables(m, &o);
+  // The tables a kind's or a part's section brings (kind_view.h).
+  o += SectionTablesMarkdown(m.value("tables", json::array()));
+  for (const auto& f : m.value("fragments", json::array())) o += JsonText(f["markdown"]);
   RepeatSection(m, &o);
   SetupSection(m, &o);
   o += MarkdownNotes(m["notes"]);
