@@ -86,9 +86,13 @@ TEST_F(E2eChecksKind, ATestTreeKindRunsThroughRunReportAndCompare) {
   EXPECT_EQ(p["metrics"][0]["overall"]["a_better"], 6);
   EXPECT_NEAR(p["metrics"][0]["overall"]["p_value"].get<double>(), 0.03125, 1e-9);
   EXPECT_EQ(p["metrics"][1]["name"], "per_check");
+  ASSERT_EQ(p["flipped"].size(), 6u);
+  EXPECT_EQ(p["flipped"][0]["answer_a"], "all passed");  // what the kind's units show beside a flip
+  EXPECT_EQ(p["flipped"][0]["answer_b"], "failed: upper_case, short");
   BinaryResult cm = RunBinary({Binary(), "compare", Job("a"), Job("b")});
-  EXPECT_NE(cm.out.find("all checks passed"), std::string::npos) << cm.out;
-  EXPECT_NE(cm.out.find("failed: upper_case, short"), std::string::npos) << cm.out;  // a flip's answer
+  EXPECT_NE(cm.out.find("**Regression** in checks: all checks passed"), std::string::npos) << cm.out;
+  EXPECT_NE(cm.out.find("### per check by check"), std::string::npos) << cm.out;
+  EXPECT_NE(cm.out.find("| upper_case | 12 | 100.00 | 50.00 |"), std::string::npos) << cm.out;
 }
 
 // The plain evalrun does not know the kind: report says so by name.
