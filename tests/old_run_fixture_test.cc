@@ -2,7 +2,8 @@
 // (main at 8e75a03: mmlupro, ifeval and ruler against the fake server,
 // tests/fixtures/runs/main-8e75a03) still reads: `report` writes both pages
 // with every part, and `compare` of it with itself pairs every part and
-// finds nothing (exit 0).
+// finds nothing (exit 0). (`merge` needs shards and `score` answers: their
+// own tests cover them; the fixture's file formats are what they read.)
 #include <filesystem>
 #include <string>
 
@@ -30,7 +31,16 @@ TEST_F(OldRunFixture, ReportsAndComparesARunWrittenByTheEarlierMain) {
   const std::string md = ReadFile(a + "/report.md");
   for (const char* part : {"mmlupro", "ifeval", "ruler"}) EXPECT_NE(md.find(part), std::string::npos) << part;
   EXPECT_NE(md.find("prompt-level strict"), std::string::npos);  // the instruction kind's section
-  EXPECT_NE(ReadFile(a + "/report.html").find("score by context length"), std::string::npos);
+  const std::string html = ReadFile(a + "/report.html");
+  EXPECT_NE(html.find("score by context length"), std::string::npos);
+  // RULER's table: tasks as rows, lengths as columns (eleven tasks as
+  // columns ran off the page), in a box that scrolls if it must.
+  EXPECT_NE(html.find("<div class=\"wide\"><table class=\"compact\"><thead><tr><th>task</th><th class=\"num\">4K</th>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr><td>niah_single_1</td>"), std::string::npos);
+  // The sample browser: each part's samples by id, numbers by value.
+  EXPECT_LT(html.find("\"id\":\"niah_single_1/4096/1\""), html.find("\"id\":\"vt/4096/0\""));
+  EXPECT_LT(html.find("\"id\":\"3561\""), html.find("\"id\":\"11439\""));
 
   BinaryResult c = RunBinary({EvalrunBinary(), "compare", a, b, "--json"});
   ASSERT_EQ(c.exit_code, 0) << c.err;
