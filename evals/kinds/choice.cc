@@ -97,6 +97,7 @@ class ChoiceView : public KindView {
     BrowseByLabel(part, s, sample);
     const auto& c = std::get<ChoiceVerdict>(s.verdict);
     (*sample)["extracted"] = c.extracted ? std::string(1, *c.extracted) : "";
+    (*sample)["no_answer"] = c.no_answer;
     (*sample)["extra"] = json::array();
   }
 };

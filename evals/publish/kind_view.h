@@ -88,7 +88,7 @@ class KindView {
   // (empty when samples.jsonl is missing).
   virtual void Report(const FolderPart& part, const nlohmann::json& results_part,
                       const std::vector<SampleRecord>& records, ReportSection* out) const = 0;
-  // Fills the browser's category, gold, extracted and extra ([[key, text]])
+  // Fills the browser's category, gold, extracted, no_answer and extra ([[key, text]])
   // of `sample`; by default BrowseByLabel.
   virtual void Browse(const FolderPart& part, const SampleRecord& s, int max_chars, nlohmann::json* sample) const;
 };

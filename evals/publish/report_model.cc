@@ -63,8 +63,7 @@ json BrowserSample(const FolderPart& part, const SampleRecord& s, int max_chars)
   o["truncated"] = cut || cut_r;
   o["finish"] = s.finish_reason;
   o["cut_off"] = IsCutOff(s.verdict);
-  const ChoiceVerdict* choice = std::get_if<ChoiceVerdict>(&s.verdict);
-  o["no_answer"] = choice && choice->no_answer;
+  o["no_answer"] = false;  // the choice kind's view says when
   o["prompt_tokens"] = Nullable(s.prompt_tokens);
   o["completion_tokens"] = Nullable(s.completion_tokens);
   o["latency_ms"] = s.latency_ms ? json(*s.latency_ms) : json();
