@@ -9,6 +9,7 @@
 #include "evals/publish/compare_setup.h"
 #include "evals/publish/compare_stats.h"
 #include "evals/publish/compare_units.h"
+#include "evals/publish/kind_view.h"
 #include "evals/base/exit_codes.h"
 #include "evals/base/json_fields.h"
 #include "evals/base/near_miss.h"
@@ -33,10 +34,30 @@ using compare_internal::SetupRows;
 
 constexpr const char* kCompareSchema = "evalrun.compare/1";
 
-// The `kind` of a part in evalrun.compare/1: the verdict kind's name, but
-// for instruction verdicts the name the schema has had from the start.
-const char* CompareKindName(VerdictKind kind) {
-  return kind == VerdictKind::kInstruction ? kCompareInstructionKind : VerdictKindName(kind);
+// The `kind` of a part in evalrun.compare/1: its view's name for it (the
+// verdict kind's name; "ifeval" for instruction verdicts, the name the schema
+// has had from the start).
+std::string CompareKindName(VerdictKind kind) {
+  const KindView* view = FindKindView(kind);
+  return view ? view->CompareKindName() : VerdictKindName(kind);
+}
+
+// `scale` of a part in evalrun.compare/1: "fraction" when its units score
+// fractions (shown as numbers, A > B), else "pass_fail" (✓/✗).
+const char* CompareScale(VerdictKind kind) {
+  const KindView* view = FindKindView(kind);
+  return view && view->Fractional() ? "fraction" : "pass_fail";
+}
+
+// The tables a part's own section adds (kind_view.h), as JSON.
+nlohmann::json PartTables(const std::string& part, const RunFolder& a, const RunFolder& b) {
+  nlohmann::json out = nlohmann::json::array();
+  const PartSection* own = FindPartSection(part);
+  if (!own || !own->compare) return out;
+  std::vector<SectionTable> tables;
+  own->compare(a, b, part, &tables);
+  for (const auto& t : tables) out.push_back(t.ToJson());
+  return out;
 }
 
 Status CheckOptions(const CompareOptions& o) {
@@ -157,6 +178,7 @@ Status CompareScoredPart(const std::string& part, const FolderPart& fa, const st
   nlohmann::json pd;
   pd["part"] = part;
   pd["kind"] = CompareKindName(*fa.kind);
+  pd["scale"] = CompareScale(*fa.kind);
   pd["label_title"] = ua.label_title;
   pd["samples_a"] = sa.size();
   pd["samples_b"] = sb.size();
@@ -217,15 +239,25 @@ Status ComparePart(const std::string& part, const RunFolder& a, const RunFolder&
     return Status::InvalidInput("part " + part + ": " + a.dir + " records " + VerdictKindName(*fa.kind) +
                                 " verdicts, " + b.dir + " " + VerdictKindName(*fb.kind) + " verdicts");
   if (!fa.kind) fa.kind = fb.kind;
+  nlohmann::json tables = PartTables(part, a, b);
   if (!fa.kind) {
+    if (!tables.empty()) {  // a part without verdicts that brings its own section
+      *out = {{"part", part},        {"kind", "section"},   {"scale", "pass_fail"}, {"verdict", "n/a"},
+              {"regression", false}, {"metrics", nlohmann::json::array()}, {"noise", nullptr},
+              {"within_noise", nullptr}, {"tables", tables}};
+      return Status::Ok();
+    }
     notes->push_back("part " + part + ": no verdicts (not a question set, or not known to this evalrun); not compared");
     return Status::Ok();
   }
   std::vector<SampleRecord> sa, sb;
   EVALRUN_RETURN_IF_ERROR(ReadPartSamples(a, b, part, *fa.kind, &sa, &sb, notes));
-  if (*fa.kind == VerdictKind::kLogprobs) return CompareProbe(part, a, b, sa, sb, noise, opts, out, verdicts, notes);
-  EVALRUN_RETURN_IF_ERROR(CompareScoredPart(part, fa, sa, sb, noise, opts, out, verdicts, notes));
+  if (*fa.kind == VerdictKind::kLogprobs)
+    EVALRUN_RETURN_IF_ERROR(CompareProbe(part, a, b, sa, sb, noise, opts, out, verdicts, notes));
+  else
+    EVALRUN_RETURN_IF_ERROR(CompareScoredPart(part, fa, sa, sb, noise, opts, out, verdicts, notes));
   AddThinkingComparison(part, a.results, b.results, out, notes);
+  (*out)["tables"] = std::move(tables);
   return Status::Ok();
 }
 

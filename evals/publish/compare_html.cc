@@ -11,6 +11,7 @@
 #include "evals/publish/compare_options.h"
 #include "evals/publish/html_page.h"
 #include "evals/publish/html_text.h"
+#include "evals/publish/section_tables.h"
 #include "evals/publish/table_text.h"
 #include "evals/publish/thinking_view.h"
 #include "scorers/statistics.h"
@@ -180,14 +181,14 @@ void NoiseSection(const json& cmp, std::string* h) {
   *h += "<ul class=\"plain\">" + texts + "</ul></section>\n";
 }
 
-std::string FlipMark(const json& v, const std::string& kind) {
+std::string FlipMark(const json& v, const std::string& scale) {
   const double x = v.is_number() ? v.get<double>() : 0;
-  if (kind == "fraction") return Esc(FormatDouble("%.2f", x));
+  if (scale == "fraction") return Esc(FormatDouble("%.2f", x));
   return x >= 1 ? Badge("b-right", "right") : Badge("b-wrong", "wrong");
 }
 
 void ScoredPartSection(const json& p, std::string* h) {
-  const std::string part = JsonText(p["part"]), kind = JsonText(p["kind"]);
+  const std::string part = JsonText(p["part"]), kind = p.value("scale", "");
   const bool fraction = kind == "fraction";
   const std::string a_better = fraction ? "A &gt; B" : "A✓ B✗", b_better = fraction ? "A &lt; B" : "A✗ B✓";
   *h += "<section id=\"" + Anchor(part) + "\"><h2>" + Esc(part) + " " + VerdictBadge(JsonText(p["verdict"])) +
@@ -229,6 +230,12 @@ void ScoredPartSection(const json& p, std::string* h) {
             " flipped items; <code>evalrun compare --json</code> lists them all.</p>";
   }
   *h += "</section>\n";
+}
+
+// A part that brings only its own section (no verdicts): its tables follow.
+void OwnSection(const json& p, std::string* h) {
+  const std::string part = JsonText(p["part"]);
+  *h += "<section id=\"" + Anchor(part) + "\"><h2>" + Esc(part) + "</h2></section>\n";
 }
 
 std::string TopCell(const json& t) {
@@ -351,7 +358,13 @@ std::string ComparisonHtml(const json& cmp) {
   NoiseSection(cmp, &h);
   for (const auto& p : cmp["parts"]) {
     if (p["kind"] == "logprobs") ProbePartSection(p, &h);
+    else if (p["kind"] == "section") OwnSection(p, &h);
     else ScoredPartSection(p, &h);
+    // The tables the part's own section brings (kind_view.h), in the part's
+    // <section> (its last tag closed after them).
+    const std::string tables = SectionTablesHtml(p.value("tables", json::array()));
+    if (!tables.empty() && h.size() >= 11 && h.compare(h.size() - 11, 11, "</section>\n") == 0)
+      h.insert(h.size() - 11, tables);
   }
   SetupSection(cmp, &h);
   if (!cmp["notes"].empty()) {

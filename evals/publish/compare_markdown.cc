@@ -7,6 +7,7 @@
 #include "evals/publish/compare_noise.h"
 #include "evals/publish/compare_options.h"
 #include "evals/publish/compare_probe.h"
+#include "evals/publish/section_tables.h"
 #include "evals/publish/table_text.h"
 #include "evals/publish/thinking_view.h"
 #include "scorers/statistics.h"
@@ -34,9 +35,8 @@ struct Headers {
 };
 
 Headers HeadersFor(const nlohmann::json& part) {
-  const std::string kind = part["kind"];
   const std::string label = JsonText(part.value("label_title", nlohmann::json("category")));
-  if (kind == "fraction") return {"A > B", "A < B", label};
+  if (part.value("scale", "") == "fraction") return {"A > B", "A < B", label};
   return {"A✓ B✗", "A✗ B✓", label};
 }
 
@@ -46,8 +46,8 @@ std::string StatsCells(const nlohmann::json& st) {
          FormatPValue(st["p_value"].get<double>());
 }
 
-std::string FlipValue(double v, const std::string& kind) {
-  if (kind != "fraction") return v >= 1 ? "✓" : "✗";
+std::string FlipValue(double v, const std::string& scale) {
+  if (scale != "fraction") return v >= 1 ? "✓" : "✗";
   return FormatDouble("%.2f", v);
 }
 
@@ -154,7 +154,7 @@ void SummarySection(const nlohmann::json& cmp, std::string* o) {
   const auto& parts = cmp["parts"];
   const auto& set = cmp["settings"];
   bool any_metrics = false;
-  for (const auto& p : parts) any_metrics = any_metrics || !p["metrics"].empty();
+  for (const auto& p : parts) any_metrics = any_metrics || !p.value("metrics", nlohmann::json::array()).empty();
   if (!any_metrics) return;
   line("## Summary");
   line("");
@@ -232,7 +232,7 @@ void SetupSection(const nlohmann::json& cmp, std::string* o) {
 // How a part's two runs were paired: on how many, and which ids only one has.
 void PairingLine(const nlohmann::json& p, std::string* o) {
   auto line = [&](const std::string& s) { *o += s + "\n"; };
-  const std::string kind = p["kind"];
+  const std::string scale = p.value("scale", "");
   std::string only_a = p["only_in_a"].dump(), only_b = p["only_in_b"].dump();
   const auto& head = p["metrics"][0];
   auto ids = [](const nlohmann::json& v, int64_t total) {
@@ -242,7 +242,7 @@ void PairingLine(const nlohmann::json& p, std::string* o) {
     if (total > static_cast<int64_t>(s.size())) t += ", ...";
     return t;
   };
-  std::string paired = "Paired on " + p["paired"].dump() + " " + (kind == "fraction" ? "samples" : "question ids");
+  std::string paired = "Paired on " + p["paired"].dump() + " " + (scale == "fraction" ? "samples" : "question ids");
   if (p["only_in_a"].get<int64_t>() == 0 && p["only_in_b"].get<int64_t>() == 0) {
     line(paired + " (the same set in both runs).");
   } else {
@@ -276,7 +276,7 @@ void GroupTables(const nlohmann::json& p, const Headers& h, std::string* o) {
 // How many flipped each way, and the first `max_flips_shown` of them.
 void FlipsSection(const nlohmann::json& p, const Headers& h, int max_flips_shown, std::string* o) {
   auto line = [&](const std::string& s) { *o += s + "\n"; };
-  const std::string kind = p["kind"];
+  const std::string scale = p.value("scale", "");
   line("### Flipped (" + JsonText(p["metrics"][0]["title"]) + ")");
   line("");
   line(p["flipped_a_better"].dump() + " " + h.a_better + ", " + p["flipped_b_better"].dump() + " " + h.b_better +
@@ -290,7 +290,7 @@ void FlipsSection(const nlohmann::json& p, const Headers& h, int max_flips_shown
   for (const auto& f : flips) {
     if (shown >= max_flips_shown) break;
     line("| " + Code(JsonText(f["id"])) + " | " + Cell(JsonText(f["label"])) + " | " +
-         FlipValue(f["a"].get<double>(), kind) + " | " + FlipValue(f["b"].get<double>(), kind) + " |");
+         FlipValue(f["a"].get<double>(), scale) + " | " + FlipValue(f["b"].get<double>(), scale) + " |");
     ++shown;
   }
   if (static_cast<int>(flips.size()) > shown) {
@@ -302,17 +302,21 @@ void FlipsSection(const nlohmann::json& p, const Headers& h, int max_flips_shown
 
 // A part's own section: a probe's, or pairing, groups and flips.
 void PartSection(const nlohmann::json& p, int max_flips_shown, std::string* o) {
+  const nlohmann::json tables = p.value("tables", nlohmann::json::array());
   if (p["kind"] == "logprobs") {
-    *o += compare_internal::ProbePartMarkdown(p);
+    *o += compare_internal::ProbePartMarkdown(p) + SectionTablesMarkdown(tables);
     return;
   }
   const std::string part = p["part"];
-  const Headers h = HeadersFor(p);
   *o += "## " + part + "\n\n";
-  PairingLine(p, o);
-  *o += ThinkingCompareMarkdown(p.value("thinking", nlohmann::json()));
-  GroupTables(p, h, o);
-  FlipsSection(p, h, max_flips_shown, o);
+  if (p["kind"] != "section") {  // a part that brings only its own section has no units
+    const Headers h = HeadersFor(p);
+    PairingLine(p, o);
+    *o += ThinkingCompareMarkdown(p.value("thinking", nlohmann::json()));
+    GroupTables(p, h, o);
+    FlipsSection(p, h, max_flips_shown, o);
+  }
+  *o += SectionTablesMarkdown(tables);
 }
 
 }  // namespace

@@ -38,10 +38,6 @@ struct CompareOptions {
   int probe_worst_shown = 10;       // the worst positions listed (JSON and Markdown)
 };
 
-// parts[].kind of evalrun.compare/1 for instruction verdicts ("choice" and
-// "fraction" are the verdict kinds' names; this one predates them and is
-// kept, as a rename would be a new schema).
-inline constexpr const char* kCompareInstructionKind = "ifeval";
 
 }  // namespace evalrun
 

@@ -19,6 +19,7 @@ box-shadow:0 1px 2px rgba(20,30,50,.04)}
 h2{font-size:17px;margin:0 0 12px}
 h3{font-size:14px;margin:18px 0 8px;color:var(--muted);font-weight:600}
 table{border-collapse:collapse;width:100%}
+.wide{overflow-x:auto;max-width:100%}
 th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{font-weight:600;color:var(--muted);font-size:12px;letter-spacing:.02em;white-space:nowrap}
 tbody tr:last-child td{border-bottom:none}

@@ -8,6 +8,7 @@
 #include "evals/base/json_fields.h"
 #include "evals/publish/html_page.h"
 #include "evals/publish/html_text.h"
+#include "evals/publish/section_tables.h"
 #include "evals/publish/speed_section.h"
 #include "evals/publish/table_text.h"
 #include "evals/publish/thinking_view.h"
@@ -310,18 +311,21 @@ std::string ByLengthSection(const json& m) {
   if (!m["by_length"].is_object() || m["by_length"]["lengths"].empty()) return h;
   const json& r = m["by_length"];
   h += "<section id=\"by-length\"><h2>" + E(r["title"]) + ": score by context length</h2>" + LineChart(r);
-  h += "<table class=\"compact\"><thead><tr><th>length</th><th class=\"num\">mean</th>";
-  for (const auto& t : r["tasks"]) h += "<th class=\"num\">" + E(t) + "</th>";
-  h += "</tr></thead><tbody>";
-  for (const auto& l : r["lengths"]) {
-    h += "<tr><td>" + E(l["length"]) + "</td><td class=\"num\"><b>" + NumOrDash(l["score"], "%.2f") + "</b></td>";
-    for (const auto& t : r["tasks"]) {
-      const std::string task = JsonText(t);
+  // Tasks as rows, lengths as columns: eleven or more tasks fit the page's
+  // width, where as columns they ran off its right edge.
+  h += "<div class=\"wide\"><table class=\"compact\"><thead><tr><th>task</th>";
+  for (const auto& l : r["lengths"]) h += "<th class=\"num\">" + E(l["label"]) + "</th>";
+  h += "</tr></thead><tbody><tr><td><b>mean</b></td>";
+  for (const auto& l : r["lengths"]) h += "<td class=\"num\"><b>" + NumOrDash(l["score"], "%.2f") + "</b></td>";
+  h += "</tr>";
+  for (const auto& t : r["tasks"]) {
+    const std::string task = JsonText(t);
+    h += "<tr><td>" + HtmlEscape(task) + "</td>";
+    for (const auto& l : r["lengths"])
       h += "<td class=\"num\">" + NumOrDash(l["tasks"].contains(task) ? l["tasks"][task] : json(), "%.2f") + "</td>";
-    }
     h += "</tr>";
   }
-  h += "</tbody></table></section>\n";
+  h += "</tbody></table></div></section>\n";
   return h;
 }
 
@@ -422,6 +426,11 @@ std::string RenderReportHtml(const json& m) {
   h += ThinkingReportHtml(m.value("thinking", json()));
   h += ByLengthSection(m);
   h += CategoriesSection(m);
+  // The tables a kind's or a part's section brings (kind_view.h).
+  if (const json tables = m.value("tables", json::array()); !tables.empty())
+    h += "<section id=\"sections\"><h2>Sections</h2>" + SectionTablesHtml(tables) + "</section>\n";
+  for (const auto& f : m.value("fragments", json::array()))
+    if (!JsonText(f["html"]).empty()) h += "<section>" + JsonText(f["html"]) + "</section>\n";
   h += RepeatSection(m);
   h += RenderSpeedHtml(m.value("speed", json()));  // evals/publish/speed_section.h
   h += SetupSection(m);

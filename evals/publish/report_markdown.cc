@@ -1,6 +1,7 @@
 #include "evals/publish/report_markdown.h"
 
 #include "evals/base/json_fields.h"
+#include "evals/publish/section_tables.h"
 #include "evals/publish/speed_section.h"
 #include "evals/publish/table_text.h"
 #include "evals/publish/thinking_view.h"
@@ -172,6 +173,9 @@ std::string RenderReportMarkdown(const json& m) {
   o += ThinkingReportMarkdown(m.value("thinking", json()));
   ByLengthTable(m, &o);
   CategoryTables(m, &o);
+  // The tables a kind's or a part's section brings (kind_view.h).
+  o += SectionTablesMarkdown(m.value("tables", json::array()));
+  for (const auto& f : m.value("fragments", json::array())) o += JsonText(f["markdown"]);
   RepeatSection(m, &o);
   o += RenderSpeedMarkdown(m.value("speed", json()));  // evals/publish/speed_section.h
   SetupSection(m, &o);

@@ -3,9 +3,11 @@
 // (report_markdown.h, report_html.h). The numbers come from results.json;
 // the records add what it lacks (the standard error of a fraction part's
 // mean, per-instruction strict accuracy, the sample browser). Each part is
-// shown by its verdict kind: choice (accuracy, categories), instruction
-// (four accuracies, per instruction), fraction (mean score, by length);
-// any other part by its score as recorded.
+// shown by its verdict kind's view (evals/publish/kind_view.h; the built-in
+// kinds' in evals/kinds/: choice accuracy and categories, instruction four
+// accuracies and per instruction, fraction mean score and by length, code
+// pass@1 and its groups, logprobs the probe), then by its own section when
+// it registered one; a part without a view by its score as recorded.
 //
 // The model: {job, title, subtitle,
 //   summary: [{part, metric, score (%), stderr (%), n, cut_off, no_answer,
@@ -17,12 +19,16 @@
 //           histogram: [{name, n, score}], rows: [{position, token, logprob, p,
 //           excerpt, next_word}], rows_cut} or null (a logprob probe),
 //   categories: [{part, title, dimension, rows: [{name, n, correct, score}]}],
+//   tables: [{part, title, columns, rows, note}] (the sections' SectionTables),
+//   fragments: [{part, markdown, html}] (sections rendered by their owner),
 //   setup: [[field, text]], noise: {text, details} or null, notes,
 //   repeats: [{part, pairs, flips, flip_rate (%), mde (pp) or null,
 //              mde_below (pp) or null, text, formula}] (a --repeat 2 run) or null,
 //   thinking: results.json's parts.thinking as it is, or null (rendered by
 //             evals/publish/thinking_view.h),
-//   samples: [{part, id, category, verdict, gold, extracted, response, ...}],
+//   samples: [{part, id, category, verdict, gold, extracted, response, ...}]
+//            (each part's by id, numbers in ids by value: ".../4096/0" before
+//            ".../32768/0"),
 //   sample_parts, max_text_chars}.
 //
 // Thread-safety: no shared state.

@@ -8,6 +8,7 @@
 #include "evals/base/jsonl.h"
 #include "evals/run/part_registry.h"
 #include "evals/run/results.h"
+#include "evals/run/verdict_kind.h"
 #include "evals/run/sample_codec.h"
 
 namespace evalrun {
@@ -88,10 +89,13 @@ Status DescribeFolderPart(const RunFolder& run, const std::string& part, FolderP
     if (out->definition) out->kind = out->definition->verdict;
     return Status::Ok();
   }
-  VerdictKind k;
-  if (!kind.is_string() || !VerdictKindByName(kind.get<std::string>(), &k))
-    return Status::InvalidInput(run.dir + "/results.json: parts." + part + ".kind: expected \"choice\", "
-                                "\"instruction\" or \"fraction\", got " + DescribeJsonValue(kind));
+  VerdictKind k{""};
+  if (!kind.is_string() || !VerdictKindByName(kind.get<std::string>(), &k)) {
+    std::string known;
+    for (VerdictKind v : RegisteredVerdictKinds()) known += (known.empty() ? "\"" : ", \"") + VerdictKindName(v) + "\"";
+    return Status::InvalidInput(run.dir + "/results.json: parts." + part + ".kind: expected a verdict kind this " +
+                                "evalrun knows (" + known + "), got " + DescribeJsonValue(kind));
+  }
   out->kind = k;
   return Status::Ok();
 }

@@ -7,7 +7,8 @@
 // response, reasoning, unclosed_think, finish_reason, prompt_tokens,
 // completion_tokens, latency_ms, attempts, timings, and too_long with
 // error, server_prompt_tokens, server_n_ctx), the verdict's fields, written
-// and read by one codec per verdict kind:
+// and read by the codec its kind registered (evals/run/verdict_kind.h; the
+// built-in kinds' in evals/kinds/, a kind defined elsewhere its own):
 //   choice       extracted (letter or null), correct, cut_off, no_answer
 //   instruction  instruction_id_list, strict and loose
 //                {follow_all_instructions, follow_instruction_list},

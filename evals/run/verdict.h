@@ -1,15 +1,24 @@
-// What a part's scorer says about one answer, typed: one struct per kind of
-// part (multiple choice, instruction following, a fraction of credit). A
-// verdict is made once, by the writer thread as the answer arrives (Part::
-// Score, evals/run/part.h), written into samples.jsonl by its codec
-// (evals/run/sample_codec.h) and read back from there by everything after:
-// the results, `compare`, `report`. Nothing downstream works out a verdict
+// What a part's scorer says about one answer. A verdict is of one kind, and
+// the kinds are open: each is registered from its own file with everything
+// it brings (evals/run/verdict_kind.h: its codec, headline score and
+// cut-off, aggregation; evals/publish/kind_view.h: its `compare` units and
+// its report section). The five built-in kinds keep typed structs here,
+// one alternative of `Verdict` each (a scorer returns them typed, and the
+// parts read them typed); a kind defined elsewhere (a test's, a plugin's)
+// travels as an `OtherVerdict`: its kind's name and a type-erased value
+// that only that kind's own code reads (OtherVerdictValue<T>).
+//
+// A verdict is made once, by the scoring stage (Part::Score, evals/run/
+// part.h), written into samples.jsonl by its kind's codec (evals/run/
+// sample_codec.h) and read back from there by everything after: the
+// results, `compare`, `report`. Nothing downstream works out a verdict
 // again from the text or from field names.
 //
-// Thread-safety: plain values.
+// Thread-safety: plain values (an OtherVerdict shares its immutable value).
 #ifndef EVALRUN_EVALS_RUN_VERDICT_H_
 #define EVALRUN_EVALS_RUN_VERDICT_H_
 
+#include <any>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,12 +29,31 @@
 
 namespace evalrun {
 
-// The kinds, named in results.json (`parts.<name>.kind`) as "choice",
-// "instruction", "fraction", "logprobs", "code".
-enum class VerdictKind { kChoice, kInstruction, kFraction, kLogprobs, kCode };
+// A verdict kind: its name, as results.json records it (`parts.<name>.
+// kind`) and as its registration (verdict_kind.h) says it. Compared by
+// name. The built-in kinds are the constants below; a kind registered
+// elsewhere makes its own (`VerdictKind{"checks"}`; the name must outlive
+// the program: a literal).
+class VerdictKind {
+ public:
+  constexpr explicit VerdictKind(std::string_view name) : name_(name) {}
+  constexpr std::string_view name() const { return name_; }
+  friend constexpr bool operator==(VerdictKind a, VerdictKind b) { return a.name_ == b.name_; }
+  friend constexpr bool operator!=(VerdictKind a, VerdictKind b) { return !(a == b); }
 
-const char* VerdictKindName(VerdictKind kind);
-// False (and *kind untouched) for a name that is none of them.
+  static const VerdictKind kChoice, kInstruction, kFraction, kLogprobs, kCode;
+
+ private:
+  std::string_view name_;
+};
+inline constexpr VerdictKind VerdictKind::kChoice{"choice"};
+inline constexpr VerdictKind VerdictKind::kInstruction{"instruction"};
+inline constexpr VerdictKind VerdictKind::kFraction{"fraction"};
+inline constexpr VerdictKind VerdictKind::kLogprobs{"logprobs"};
+inline constexpr VerdictKind VerdictKind::kCode{"code"};
+
+std::string VerdictKindName(VerdictKind kind);
+// False (and *kind untouched) for a name no registered kind has.
 bool VerdictKindByName(std::string_view name, VerdictKind* kind);
 
 // Multiple choice: a letter read from the answer (or none), against the
@@ -93,10 +121,37 @@ struct CodeVerdict {
   std::optional<CodeOutcome> other;
 };
 
-using Verdict = std::variant<ChoiceVerdict, InstructionVerdict, FractionVerdict, LogprobsVerdict, CodeVerdict>;
+// A verdict of a kind registered outside this header (verdict_kind.h):
+// `value` holds that kind's own struct, read with OtherVerdictValue<T>.
+struct OtherVerdict {
+  VerdictKind kind{""};
+  std::any value;
+};
+
+using Verdict =
+    std::variant<ChoiceVerdict, InstructionVerdict, FractionVerdict, LogprobsVerdict, CodeVerdict, OtherVerdict>;
+
+// `value` as an OtherVerdict of `kind`.
+template <typename T>
+Verdict MakeOtherVerdict(VerdictKind kind, T value) {
+  return OtherVerdict{kind, std::any(std::move(value))};
+}
+// The value of an OtherVerdict holding a T, else null.
+template <typename T>
+const T* OtherVerdictValue(const Verdict& v) {
+  const auto* o = std::get_if<OtherVerdict>(&v);
+  return o ? std::any_cast<T>(&o->value) : nullptr;
+}
+template <typename T>
+T* OtherVerdictValue(Verdict* v) {
+  auto* o = std::get_if<OtherVerdict>(v);
+  return o ? std::any_cast<T>(&o->value) : nullptr;
+}
 
 VerdictKind KindOf(const Verdict& v);
 
+// These ask the verdict's kind (its registration, verdict_kind.h); a kind
+// not registered in this program is a programming error (abort, naming it).
 // The answer's share of the headline score: 1 or 0 (choice: correct;
 // instruction: strict, all followed; code: passed), the fraction, or
 // (logprobs) the top candidate's probability.

@@ -1,7 +1,7 @@
 // The pieces of evals/run/sample_codec.h: a reader of one sample line with
-// messages that name the line and the field, and one codec per verdict kind
-// (verdict_codecs.cc) that writes its fields into a line and reads them back.
-// Only sample_codec.cc and verdict_codecs.cc use this header.
+// messages that name the line and the field, and the codec every verdict
+// kind brings (its registration, evals/run/verdict_kind.h) that writes its
+// fields into a line and reads them back.
 #ifndef EVALRUN_EVALS_RUN_VERDICT_CODEC_H_
 #define EVALRUN_EVALS_RUN_VERDICT_CODEC_H_
 
@@ -45,6 +45,7 @@ class VerdictCodec {
   virtual Status Decode(const LineReader& in, Verdict* out) const = 0;
 };
 
+// The codec of `kind` (its registration; aborts for a kind not registered).
 const VerdictCodec& CodecFor(VerdictKind kind);
 
 }  // namespace evalrun::codec_internal

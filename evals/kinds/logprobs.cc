@@ -1,0 +1,142 @@
+// The "logprobs" verdict kind (the probe part): not a judgement but the
+// server's top-K candidates for one next token (LogprobsVerdict,
+// evals/run/verdict.h). Its codec (top_logprobs [{id, token, logprob}],
+// cut_off), headline (the top candidate's probability) and report section
+// (the top-1 distribution, a histogram, the positions). `compare` of two
+// probe runs is a distribution comparison of its own (evals/publish/
+// compare_probe.h), not units.
+#include <algorithm>
+#include <cmath>
+
+#include "evals/base/json_fields.h"
+#include "evals/publish/kind_view.h"
+#include "evals/publish/table_text.h"
+#include "evals/run/verdict_kind.h"
+
+namespace evalrun {
+namespace {
+
+using nlohmann::json;
+
+// One candidate of top_logprobs[i] into *out.
+Status DecodeCandidate(const SampleLineReader& in, const json& e, const std::string& field, TokenLogprob* out) {
+  if (!e.is_object()) return in.Expected(field, "an object {id, token, logprob}", &e);
+  auto id = e.find("id");
+  if (id != e.end() && !id->is_null()) {
+    if (!id->is_number_integer() || id->get<int64_t>() < 0)
+      return in.Expected(field + ".id", "a token id (an integer >= 0) or null", &*id);
+    out->id = id->get<int64_t>();
+  }
+  auto tok = e.find("token");
+  if (tok == e.end() || !tok->is_string())
+    return in.Expected(field + ".token", "a string", tok == e.end() ? nullptr : &*tok);
+  out->token = tok->get<std::string>();
+  auto lp = e.find("logprob");
+  if (lp == e.end() || !lp->is_number() || lp->get<double>() > 1e-6)
+    return in.Expected(field + ".logprob", "a number <= 0", lp == e.end() ? nullptr : &*lp);
+  out->logprob = lp->get<double>();
+  return Status::Ok();
+}
+
+// top_logprobs: [{id (null when the server gave none), token, logprob}],
+// most likely first.
+class LogprobsKind : public VerdictKindDefinition {
+ public:
+  VerdictKind Kind() const override { return VerdictKind::kLogprobs; }
+
+  const std::vector<std::string>& Keys() const override {
+    static const std::vector<std::string> kKeys = {"top_logprobs", "cut_off"};
+    return kKeys;
+  }
+
+  void Encode(const Verdict& v, json* line) const override {
+    const LogprobsVerdict& l = std::get<LogprobsVerdict>(v);
+    json top = json::array();
+    for (const TokenLogprob& t : l.top)
+      top.push_back({{"id", t.id >= 0 ? json(t.id) : json()}, {"token", t.token}, {"logprob", t.logprob}});
+    (*line)["top_logprobs"] = std::move(top);
+    (*line)["cut_off"] = l.cut_off;
+  }
+
+  Status Decode(const SampleLineReader& in, Verdict* out) const override {
+    LogprobsVerdict l;
+    const json* top = in.Find("top_logprobs");
+    if (!top || !top->is_array()) return in.Expected("top_logprobs", "an array of {id, token, logprob}", top);
+    for (size_t i = 0; i < top->size(); ++i) {
+      const std::string field = "top_logprobs[" + std::to_string(i) + "]";
+      TokenLogprob t;
+      EVALRUN_RETURN_IF_ERROR(DecodeCandidate(in, (*top)[i], field, &t));
+      if (i > 0 && t.logprob > l.top.back().logprob)
+        return in.Error(field + ".logprob", "the candidates are not in descending order of logprob");
+      l.top.push_back(std::move(t));
+    }
+    EVALRUN_RETURN_IF_ERROR(in.Bool("cut_off", &l.cut_off));
+    *out = std::move(l);
+    return Status::Ok();
+  }
+
+  double Headline(const Verdict& v) const override {
+    const auto& l = std::get<LogprobsVerdict>(v);
+    return l.top.empty() ? 0.0 : std::exp(l.top[0].logprob);
+  }
+  bool CutOff(const Verdict& v) const override { return std::get<LogprobsVerdict>(v).cut_off; }
+  void MarkTooLong(Verdict* v) const override { std::get<LogprobsVerdict>(*v).cut_off = false; }
+};
+
+// The share of positions whose top token has p > 0.5, the top-1 logprob's
+// distribution (results.json), a histogram of the top-1 probability, and
+// the positions (at most kProbeRowsShown).
+constexpr size_t kProbeRowsShown = 200;
+
+json ProbeModel(const FolderPart& part, const json& p, const std::vector<SampleRecord>& records) {
+  int bins[10] = {0};
+  json rows = json::array();
+  for (const auto& s : records) {
+    const auto& v = std::get<LogprobsVerdict>(s.verdict);
+    if (v.top.empty()) continue;
+    const double prob = std::exp(v.top[0].logprob);
+    ++bins[std::min(9, static_cast<int>(prob * 10))];
+    if (rows.size() < kProbeRowsShown)
+      rows.push_back({{"position", s.Int("position", -1)}, {"token", v.top[0].token}, {"logprob", v.top[0].logprob},
+                      {"p", prob}, {"excerpt", s.Text("excerpt")}, {"next_word", s.Text("next_word")}});
+  }
+  json hist = json::array();
+  const double n = static_cast<double>(records.size());
+  for (int b = 0; b < 10; ++b)
+    hist.push_back({{"name", FormatDouble("%.1f", b / 10.0) + "–" + FormatDouble("%.1f", (b + 1) / 10.0)},
+                    {"n", bins[b]}, {"score", n > 0 ? 100.0 * bins[b] / n : 0.0}});
+  return {{"part", part.name},
+          {"title", part.display_name},
+          {"positions", records.size()},
+          {"confident_pct", OptJson(ResultNumber(p, {"score"}))},
+          {"top1_logprob", JsonAt(p, {"top1_logprob"})},
+          {"prompt_tokens_mean", JsonAt(p, {"prompt_tokens_mean"})},
+          {"top_logprobs", JsonAt(p, {"info", "top_logprobs"})},
+          {"text", JsonAt(p, {"info", "text", "file"})},
+          {"histogram", hist},
+          {"rows", rows},
+          {"rows_cut", records.size() > rows.size()}};
+}
+
+class LogprobsView : public KindView {
+ public:
+  VerdictKind Kind() const override { return VerdictKind::kLogprobs; }
+  bool Fractional() const override { return true; }
+
+  compare_internal::PartUnits Units(const FolderPart& part, const std::vector<SampleRecord>& records) const override {
+    return compare_internal::ScoredUnits(part, records, {"score", "mean score", {}, {}}, nullptr);
+  }
+
+  void Report(const FolderPart& part, const json& p, const std::vector<SampleRecord>& records,
+              ReportSection* out) const override {
+    out->metric = "top-1 p > 0.5 (share of positions)";
+    out->score = ResultNumber(p, {"score"});
+    out->probe = ProbeModel(part, p, records);
+  }
+};
+
+EVALRUN_REGISTER_VERDICT_KIND(LogprobsKind);
+EVALRUN_REGISTER_KIND_VIEW(LogprobsView);
+
+}  // namespace
+}  // namespace evalrun

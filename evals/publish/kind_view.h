@@ -1,0 +1,154 @@
+// What `compare` and `report` know of a verdict kind, and of a part that
+// brings a section of its own: registered from the kind's (or part's) own
+// file, beside its run-side registration (evals/run/verdict_kind.h), so that
+// a new kind or a part's new section changes no file of evals/publish.
+//
+//   class ChecksView : public KindView { ... };
+//   EVALRUN_REGISTER_KIND_VIEW(ChecksView);
+//   EVALRUN_REGISTER_PART_SECTION("speed", SpeedSections());
+//
+// A kind's view gives:
+//   - its comparison units (kind_units.h): pass/fail units, which `compare`
+//     pairs and tests with McNemar, or fractional ones (Fractional(): shown
+//     as numbers, "A > B");
+//   - its report section (ReportSection): the part's summary line, bar
+//     charts, and tables (SectionTable: rendered as Markdown and as HTML,
+//     every cell text), or Markdown and HTML it renders itself (a chart);
+//     the built-in kinds also fill the sections the renderers lay out
+//     themselves (instruction, by_length, probe);
+//   - what the report's sample browser shows of one record (Browse).
+// A part's section (PartSection) adds to the report after its kind's, and
+// to `compare`'s document of the part (tables under `tables`); a part that
+// writes no samples (a procedure) gets a compared document of its tables
+// alone.
+//
+// Registration runs during static initialisation (a second view of one
+// kind, or section of one part, aborts); lookups after it, from any thread.
+#ifndef EVALRUN_EVALS_PUBLISH_KIND_VIEW_H_
+#define EVALRUN_EVALS_PUBLISH_KIND_VIEW_H_
+
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evals/publish/kind_units.h"
+#include "evals/publish/run_folder.h"
+#include "evals/run/sample_record.h"
+#include "evals/run/verdict.h"
+
+namespace evalrun {
+
+// A table of text: a Markdown table in report.md and compare's Markdown, an
+// HTML table in the pages (the renderers escape every cell).
+struct SectionTable {
+  std::string title;
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+  std::string note;  // a line under it ("" for none)
+
+  // {title, columns, rows, note}; FromJson is its inverse (false for
+  // anything else).
+  nlohmann::json ToJson() const;
+  static bool FromJson(const nlohmann::json& j, SectionTable* out);
+};
+
+// What the report shows of one part.
+struct ReportSection {
+  // The part's line in the summary table: metric (text), score and stderr
+  // (percent, null when unknown); report_model adds n, counts and speeds.
+  std::string metric = "score (as recorded)";
+  std::optional<double> score, stderr_pct;
+  // Bar charts: {part, title, dimension, rows: [{name, n, correct, score (%)}]}.
+  nlohmann::json categories = nlohmann::json::array();
+  // The built-in kinds' own sections (report_model.h describes them), null
+  // when not this part's.
+  nlohmann::json instruction, by_length, probe;
+  std::vector<SectionTable> tables;
+  // A section rendered by its owner (a chart, a paragraph): Markdown placed
+  // as it is in report.md, HTML as it is inside a <section> of report.html.
+  // Whoever writes them escapes what they show (html_text.h, table_text.h).
+  std::string markdown, html;
+};
+
+class KindView {
+ public:
+  virtual ~KindView() = default;
+  virtual VerdictKind Kind() const = 0;
+  // parts[].kind in evalrun.compare/1: the kind's name by default.
+  virtual std::string CompareKindName() const { return std::string(Kind().name()); }
+  // Units score fractions in [0, 1] (shown as numbers), not pass/fail.
+  virtual bool Fractional() const { return false; }
+  virtual compare_internal::PartUnits Units(const FolderPart& part, const std::vector<SampleRecord>& records) const = 0;
+  // `results_part`: results.json's parts.<name>; `records`: its samples
+  // (empty when samples.jsonl is missing).
+  virtual void Report(const FolderPart& part, const nlohmann::json& results_part,
+                      const std::vector<SampleRecord>& records, ReportSection* out) const = 0;
+  // Fills the browser's category, gold, extracted, no_answer and extra ([[key, text]])
+  // of `sample`; by default BrowseByLabel.
+  virtual void Browse(const FolderPart& part, const SampleRecord& s, int max_chars, nlohmann::json* sample) const;
+};
+
+// A part's own section (the speed part's, the thinking part's). Either
+// hook may be empty.
+struct PartSection {
+  std::function<void(const RunFolder& run, const FolderPart& part, const nlohmann::json& results_part,
+                     const std::vector<SampleRecord>& records, ReportSection* out)>
+      report;
+  // Adds to *tables what compare shows of the part between A and B.
+  std::function<void(const RunFolder& a, const RunFolder& b, const std::string& part, std::vector<SectionTable>* tables)>
+      compare;
+};
+
+class KindViewRegistrar {
+ public:
+  explicit KindViewRegistrar(const KindView* view);
+};
+class PartSectionRegistrar {
+ public:
+  PartSectionRegistrar(std::string part, PartSection section);
+};
+
+#define EVALRUN_VIEW_CONCAT_(a, b) a##b
+#define EVALRUN_VIEW_CONCAT(a, b) EVALRUN_VIEW_CONCAT_(a, b)
+#define EVALRUN_REGISTER_KIND_VIEW(Class)                                                         \
+  static const ::evalrun::KindViewRegistrar EVALRUN_VIEW_CONCAT(evalrun_view_registrar_, __LINE__) { \
+    new Class                                                                                     \
+  }
+#define EVALRUN_REGISTER_PART_SECTION(part, section)                                                        \
+  static const ::evalrun::PartSectionRegistrar EVALRUN_VIEW_CONCAT(evalrun_section_registrar_, __LINE__) { \
+    part, section                                                                                           \
+  }
+
+// The view of `kind`, or null (a kind registered without one).
+const KindView* FindKindView(VerdictKind kind);
+// The section of part `name`, or null.
+const PartSection* FindPartSection(std::string_view name);
+
+// ---- What the views share ----
+
+// The default Browse: category by the definition's label fields, gold, no
+// extracted letter, extra [["score", "0.000"]].
+void BrowseByLabel(const FolderPart& part, const SampleRecord& s, nlohmann::json* sample);
+// A number of results.json at `path`, else nullopt.
+std::optional<double> ResultNumber(const nlohmann::json& j, std::initializer_list<const char*> path);
+// x * 100, or nullopt.
+std::optional<double> Percent(std::optional<double> x);
+nlohmann::json OptJson(std::optional<double> v);
+// The sample standard deviation (n - 1).
+double SampleSd(const std::vector<double>& v);
+// "4K" for 4096 (a multiple of 1024), else the text as it is.
+std::string LengthLabel(const std::string& length);
+// Numbers by value, before texts; texts as text.
+bool NumericLess(const std::string& a, const std::string& b);
+// Text with its runs of digits compared by value: "niah_single_1/4096/2"
+// before "niah_single_1/32768/0", "q9" before "q10".
+bool NaturalLess(const std::string& a, const std::string& b);
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_PUBLISH_KIND_VIEW_H_
