@@ -2,8 +2,8 @@
 // livecodebench): what grading model-written code costs on this machine.
 //
 //   grading cost   one answer graded in the sandbox (scorers/
-//                  lcb_sandbox_runner.h, the level the machine allows; the
-//                  bench passes unsafe_exec) on a stdin problem of 1 and of
+//                  lcb_sandbox_runner.h) at each level the machine makes
+//                  (namespaces, unshare, seccomp, rlimits) on a stdin problem of 1 and of
 //                  `kTests` tests: the fixed cost per answer (the
 //                  interpreter's start, the harness, bwrap) and the cost per
 //                  test case, (t(kTests) - t(1)) / (kTests - 1), the median of
@@ -63,27 +63,41 @@ bool MedianGrade(const LcbRunner& runner, int tests, int runs, double* median, s
   return true;
 }
 
-bool GradingCost(std::vector<Figure>* out) {
+// The grading cost at `level` (capped there; the rlimits level with
+// unsafe_exec). False when the machine cannot make that level.
+bool GradingCostAt(SandboxLevel level, std::vector<Figure>* out) {
   const char* sec = "livecodebench";
+  SandboxOptions options = LcbSandboxOptions("/usr/bin/python3", level == SandboxLevel::kRlimits);
+  options.max_level = level;
   std::unique_ptr<CodeSandbox> box;
-  Status st = MakeSandbox(LcbSandboxOptions("/usr/bin/python3", true), RealProcessRunner::Default(), &box);
-  if (!st.ok()) {
-    out->push_back({sec, "sandbox", st.ToString(), "", Verdict::kMiss});
+  SandboxProbe probe;
+  Status st = MakeSandbox(options, RealProcessRunner::Default(), &box, &probe);
+  const std::string name = SandboxLevelName(level);
+  if (!st.ok() || box->level() != name) {
+    out->push_back({sec, "sandbox level " + name, "not available here: " + probe.levels.back().second, "",
+                    Verdict::kInfo});
     return false;
   }
   const LcbRunner runner = SandboxLcbRunner(box.get());
   double one = 0, many = 0;
   std::string why;
   if (!MedianGrade(runner, 1, 5, &one, &why) || !MedianGrade(runner, kTests, 5, &many, &why)) {
-    out->push_back({sec, "grading", why, "", Verdict::kMiss});
+    out->push_back({sec, "grading at " + name, why, "", Verdict::kMiss});
     return false;
   }
-  out->push_back({sec, "sandbox level", box->level(), "", Verdict::kInfo});
-  out->push_back({sec, "grading: one answer, 1 test (fixed cost: interpreter, harness, sandbox)",
+  out->push_back({sec, "grading at " + name + ": one answer, 1 test (fixed cost: interpreter, harness, sandbox)",
                   Fmt("%.0f ms", one * 1e3), "", Verdict::kInfo});
-  out->push_back({sec, Fmt("grading: cost per test case (%d tests: %.0f ms)", kTests, many * 1e3),
+  out->push_back({sec, Fmt("grading at %s: cost per test case (%d tests: %.0f ms)", name.c_str(), kTests, many * 1e3),
                   Fmt("%.2f ms", (many - one) / (kTests - 1) * 1e3), "", Verdict::kInfo});
   return true;
+}
+
+// Each level this machine makes; the first (strongest) is what a run takes.
+bool GradingCost(std::vector<Figure>* out) {
+  bool any = false;
+  for (SandboxLevel level : AllSandboxLevels()) any |= GradingCostAt(level, out);
+  if (!any) out->push_back({"livecodebench", "sandbox", "no level could grade", "", Verdict::kMiss});
+  return any;
 }
 
 // kProblems stdin problems of kTests tests each, in the dataset's row format.

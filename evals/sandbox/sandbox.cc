@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -149,6 +150,9 @@ class RealSandbox : public CodeSandbox {
                      : std::vector<std::string>{kPath, "HOME=/tmp", "LANG=C.UTF-8"};
     // The "unshare" level goes to its own /tmp once it is mounted.
     spec.cwd = bwrap || level_ == SandboxLevel::kUnshare ? "" : "/tmp";
+    // bwrap has --die-with-parent; the others die with evalrun by this
+    // (the grading thread waits in Run, so it outlives the child).
+    if (!bwrap) spec.parent_death_signal = SIGKILL;
     if (level_ == SandboxLevel::kUnshare) {
       spec.child_hook = UnshareNamespaces;
       spec.child_hook_arg = &unshare_plan_;
