@@ -74,8 +74,8 @@ bool GradingCostAt(SandboxLevel level, std::vector<Figure>* out) {
   Status st = MakeSandbox(options, RealProcessRunner::Default(), &box, &probe);
   const std::string name = SandboxLevelName(level);
   if (!st.ok() || box->level() != name) {
-    out->push_back({sec, "sandbox level " + name, "not available here: " + probe.levels.back().second, "",
-                    Verdict::kInfo});
+    const std::string why = !st.ok() ? st.ToString() : probe.levels[static_cast<size_t>(level)].second;
+    out->push_back({sec, "sandbox level " + name, "not available here: " + why, "", Verdict::kInfo});
     return false;
   }
   const LcbRunner runner = SandboxLcbRunner(box.get());

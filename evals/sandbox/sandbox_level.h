@@ -3,10 +3,10 @@
 // isolate. Strongest first:
 //   "namespaces"  bubblewrap's user, network, mount, PID, IPC, UTS and
 //                 cgroup namespaces, read-only /, a private tmpfs at /tmp;
-//   "unshare"     the same namespaces but cgroup made by evalrun itself
-//                 (unshare_child.h) where bubblewrap is missing or fails:
-//                 user, network, mount, PID, IPC, UTS; / read-only, a tmpfs
-//                 at /tmp, a new /proc;
+//   "unshare"     namespaces made by evalrun itself (unshare_child.h)
+//                 where bubblewrap is missing or fails: user, network,
+//                 mount, PID, IPC, UTS; / read-only, a tmpfs at /tmp, a new
+//                 /proc;
 //   "seccomp"     no namespaces: a seccomp filter (seccomp_filter.h: no
 //                 sockets, no ptrace, no setsid/setpgid, no namespaces or
 //                 mounts, no io_uring, ...), the rlimits, a process group;
