@@ -161,12 +161,15 @@ Status ReadLcbFile(const std::string& path, const std::string& name, const LcbRe
   if (!in) return Status::NotFound(path + ": cannot open");
   std::string line;
   long long number = 0, rows = 0;
-  while (std::getline(in, line)) {
+  for (;;) {
+    const std::streamoff at = in.tellg();
+    if (!std::getline(in, line)) break;
     ++number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     ++rows;
     LcbProblem p;
     EVALRUN_RETURN_IF_ERROR(ParseLcbRow(line, name + ":" + std::to_string(number), options, &p));
+    p.offset = static_cast<long long>(at);
     if (InWindow(p.date, options)) EVALRUN_RETURN_IF_ERROR(row(std::move(p)));
   }
   if (in.bad()) return Status::IoError(path + ": read error after line " + std::to_string(number));

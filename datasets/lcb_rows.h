@@ -57,6 +57,7 @@ struct LcbProblem {
   nlohmann::json metadata;    // the parsed `metadata` object
   std::string func_name;      // metadata.func_name; "" = a stdin program
   std::string source;         // "test2.jsonl:17"
+  long long offset = -1;      // where its line starts in the file (ReadLcbFile), for reading it again alone
 
   // "2023-08" (the month its results are grouped by).
   std::string ContestMonth() const;

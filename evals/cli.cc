@@ -260,6 +260,8 @@ void AddRunOptions(CLI::App& app, RunOptions* run, std::string* parts) {
                  "2: run every part twice into the job (the second in <job>/repeat-2) and report the flip rate "
                  "between the repeats (default: the card's repeat, 1)")
       ->check(CLI::Range(1, 2));
+  app.add_flag("--unsafe-exec", run->unsafe_exec,
+               "where no sandbox level isolates (no bubblewrap, user namespaces or seccomp filter), run model-written code (LiveCodeBench) with resource limits alone, in a process group of its own; recorded in results.json (sandbox.level \"rlimits\")");
   app.add_flag("--force-resume", run->force_resume, "resume a job even though its card, data or server changed");
   app.add_option("--shard", run->shard,
                  "I/N: ask only shard I (1-based) of N of every part's selection, by a hash of the run key and "
@@ -279,6 +281,8 @@ CLI::App* AddScoreCommand(CLI::App& app, ScoreOptions* score) {
   sc->add_option("--job", score->job, "job name (default: <card name>-score-<UTC time>)");
   sc->add_option("--out", score->out_dir, "output folder (default: runs)");
   sc->add_option("--data-dir", score->data_dir, "dataset folder");
+  sc->add_flag("--unsafe-exec", score->unsafe_exec,
+               "where no sandbox level isolates (no bubblewrap, user namespaces or seccomp filter), run model-written code (LiveCodeBench) with resource limits alone, in a process group of its own; recorded in results.json (sandbox.level \"rlimits\")");
   return sc;
 }
 

@@ -176,6 +176,28 @@ TEST_F(E2eLiveCodeBench, ARunGradesAsTheOfficialGraderAndReportAndCompareReadIt)
   EXPECT_NE(md.find("pass@1 (official)"), std::string::npos) << md;
 }
 
+// The weaker levels (the card caps the probe) grade as the official grader
+// too: the same answers, the same verdicts, the level recorded.
+TEST_F(E2eLiveCodeBench, EveryLevelBelowBubblewrapGradesAsTheOfficialGrader) {
+  FakeServer server({.slots = 2});
+  ASSERT_TRUE(server.Start());
+  Serve(&server, kSetA);
+  for (const std::string level : {"unshare", "seccomp"}) {
+    BinaryResult r = Run({"--card", Card(server.base_url(), R"(, "sandbox_max_level": ")" + level + "\""),
+                          "--job", level},
+                         240);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json box = Results(level)["parts"]["livecodebench"]["sandbox"];
+    if (box["level"] != level) {
+      // This machine cannot make it: the probe says why, and a weaker level graded.
+      EXPECT_NE(box["probe"][level], "ok") << box.dump();
+      continue;
+    }
+    ExpectOfficial(Samples(level, "livecodebench"), kSetA);
+    EXPECT_EQ(box["probe"][level], "ok");
+  }
+}
+
 TEST_F(E2eLiveCodeBench, KilledWhileGradingResumesWithoutAskingAgain) {
   FakeServer server({.slots = 2});
   ASSERT_TRUE(server.Start());

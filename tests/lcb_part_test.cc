@@ -1,7 +1,7 @@
-// The LiveCodeBench part's pieces without a server or a sandbox: the two
-// passes over the rows (evals/parts/lcb_data.h: the window scanned without
-// private tests, then only the picked rows' tests decoded, spooled and read
-// back as the one-pass reader gives them), and the verdicts and results
+// The LiveCodeBench part's pieces without a server or a sandbox: the rows
+// (evals/parts/lcb_data.h: the window scanned once without private tests,
+// then only the picked rows' lines read again at their offsets, their tests
+// decoded, spooled and read back as the one-pass reader gives them), and the verdicts and results
 // (evals/parts/lcb_results.h: the headline profile, the other profile where
 // it differs, pass@1 by group and per profile).
 #include <gtest/gtest.h>
@@ -60,6 +60,46 @@ TEST(LcbData, TheSecondPassSpoolsThePickedTestsAsTheOnePassReaderDecodesThem) {
   const nlohmann::json info = LcbDatasetInfo(source);
   EXPECT_EQ(info["files"][1]["rows"], 2);
   EXPECT_EQ(info["sha256"].get<std::string>().size(), 64u);
+}
+
+// The picked rows' lines are read again at the offsets the one pass kept,
+// in any order of picking; a file whose rows moved in between is named.
+TEST(LcbData, PickedRowsAreReadAgainAtTheirOffsetsAndAChangedFileIsNamed) {
+  const std::string dir = MakeTempDir();
+  const std::string path = dir + "/rows.jsonl";
+  const std::string text = ReadFile(kFix + "test.jsonl");
+  WriteFile(path, text);
+  LcbSource source;
+  source.label = "data_file";
+  source.names = {"rows.jsonl"};
+  source.paths = {path};
+  source.sha256 = {"a"};
+  std::vector<LcbRow> rows;
+  ASSERT_TRUE(ScanLcbWindow(&source, {}, &rows).ok());
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].offset, 0);
+  EXPECT_EQ(rows[1].offset, static_cast<long long>(text.find('\n') + 1));
+  EXPECT_EQ(rows[2].where, "rows.jsonl:3");
+  PromptSpool spool;
+  ASSERT_TRUE(spool.Open().ok());
+  ASSERT_TRUE(SpoolLcbTests(source, {}, {&rows[2], &rows[0]}, &spool).ok());
+  LcbTestCases t;
+  ASSERT_TRUE(LoadLcbTests(spool, rows[2], &t).ok());
+  EXPECT_EQ(t.fn_name, "pairSum");  // 3900, a LeetCode problem
+  EXPECT_EQ(rows[2].test_count, static_cast<int>(t.inputs.size()));
+  EXPECT_GT(rows[2].test_count, 0);
+  // Another question where 1900A was (the same length: the lines stay put).
+  std::string changed = text;
+  const size_t at = changed.find("\"1900A\"");
+  ASSERT_NE(at, std::string::npos);
+  changed.replace(at, 7, "\"1900B\"");
+  WriteFile(path, changed);
+  Status st = SpoolLcbTests(source, {}, {&rows[1]}, &spool);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
+  EXPECT_NE(st.message().find("rows.jsonl:2: question_id \"1900A\" is not there on the second read"),
+            std::string::npos)
+      << st.message();
+  RemoveTree(dir);
 }
 
 TEST(LcbData, AWindowKeepsItsDatesAndADuplicateIdIsNamed) {

@@ -259,5 +259,28 @@ TEST(ProcessRunnerTest, StartReturnsAHandleToALongLivedGroup) {
   EXPECT_EQ(RealProcessRunner::Default()->Start(captured, &h).code(), Status::Code::kInvalidInput);
 }
 
+// The parent-death signal reaches a child whose uid the runner changed (the
+// kernel clears it at a uid change, so the runner sets it after): the child
+// started by a thread dies when that thread ends. Without root there is no
+// uid change, and the same holds.
+TEST(ProcessRunnerTest, ParentDeathSignalSurvivesTheUidChange) {
+  ProcessSpec spec = Sh("sleep 30");
+  spec.stdout_to = spec.stderr_to = OutputTo::kDiscard;
+  spec.parent_death_signal = SIGKILL;
+  if (geteuid() == 0) spec.run_as_uid = spec.run_as_gid = 65534;
+  std::unique_ptr<ProcessHandle> h;
+  std::thread starter([&] { ASSERT_TRUE(RealProcessRunner::Default()->Start(spec, &h).ok()); });
+  starter.join();
+  ASSERT_NE(h, nullptr);
+  ProcessExit e;
+  bool reaped = false;
+  for (int i = 0; i < 500 && !reaped; ++i) {
+    reaped = h->Reap(false, &e);
+    if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(reaped) << "the child outlived the thread that started it";
+  EXPECT_EQ(e.signal, SIGKILL);
+}
+
 }  // namespace
 }  // namespace evalrun

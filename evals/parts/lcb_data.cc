@@ -1,8 +1,9 @@
 #include "evals/parts/lcb_data.h"
 
+#include <algorithm>
+#include <fstream>
 #include <map>
-#include <set>
-#include <unordered_map>
+#include <tuple>
 
 #include "evals/base/sha256.h"
 #include "evals/parts/prepare_steps.h"
@@ -57,6 +58,8 @@ Status ScanLcbWindow(LcbSource* source, const LcbReadOptions& window, std::vecto
           r.contest_date = std::move(p.contest_date);
           r.contest_month = p.ContestMonth();
           r.file = f;
+          r.offset = p.offset;
+          r.where = p.source;
           rows->push_back(std::move(r));
           return Status::Ok();
         },
@@ -82,27 +85,33 @@ std::string TestsJson(const LcbProblem& p) {
 
 Status SpoolLcbTests(const LcbSource& source, const LcbReadOptions& window, const std::vector<LcbRow*>& picked,
                      PromptSpool* spool) {
-  std::unordered_map<std::string, LcbRow*> by_id;
-  std::set<size_t> files;
-  for (LcbRow* r : picked) {
-    by_id[r->question_id] = r;
-    files.insert(r->file);
-  }
   LcbReadOptions o = window;
   o.decode_private_tests = true;
-  o.decode_only = [&by_id](const LcbProblem& p) { return by_id.count(p.question_id) > 0; };
-  for (size_t f : files) {
-    EVALRUN_RETURN_IF_ERROR(ReadLcbFile(source.paths[f], source.names[f], o, [&](LcbProblem&& p) {
-      auto it = by_id.find(p.question_id);
-      if (it == by_id.end()) return Status::Ok();
-      it->second->test_count = static_cast<int>(p.public_tests.size() + p.private_tests.size());
-      return spool->Append(TestsJson(p), &it->second->tests);
-    }));
+  o.decode_only = nullptr;
+  std::vector<LcbRow*> order = picked;  // file order: the reads go forward
+  std::sort(order.begin(), order.end(),
+            [](const LcbRow* a, const LcbRow* b) { return std::tie(a->file, a->offset) < std::tie(b->file, b->offset); });
+  std::ifstream in;
+  size_t open_file = source.paths.size();
+  std::string line;
+  for (LcbRow* r : order) {
+    if (r->file != open_file) {
+      in.close();
+      in.open(source.paths[r->file], std::ios::binary);
+      if (!in) return Status::NotFound(source.paths[r->file] + ": cannot open");
+      open_file = r->file;
+    }
+    in.clear();
+    in.seekg(r->offset);
+    if (!std::getline(in, line)) return Status::IoError(r->where + ": cannot read the row again");
+    LcbProblem p;
+    EVALRUN_RETURN_IF_ERROR(ParseLcbRow(line, r->where, o, &p));
+    if (p.question_id != r->question_id)
+      return Status::InvalidInput(r->where + ": question_id \"" + r->question_id +
+                                  "\" is not there on the second read (the file changed while it was read?)");
+    r->test_count = static_cast<int>(p.public_tests.size() + p.private_tests.size());
+    EVALRUN_RETURN_IF_ERROR(spool->Append(TestsJson(p), &r->tests));
   }
-  for (LcbRow* r : picked)
-    if (!r->tests.valid())
-      return Status::InvalidInput(source.names[r->file] + ": question_id \"" + r->question_id +
-                                  "\" was not found again on the second read (the file changed while it was read?)");
   return Status::Ok();
 }
 

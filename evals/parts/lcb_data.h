@@ -4,11 +4,12 @@
 // `data_file`: its sha256 computed as it is read), the rows in the date
 // window, and the tests of the problems picked, kept on disk.
 //
-// The files are never held whole: a first pass reads every row without its
-// private tests (ScanLcbWindow); once the pick is made, a second pass decodes
-// the tests of the picked rows alone and appends them to a spool
-// (SpoolLcbTests, evals/run/prompt_spool.h), from which each answer's
-// grading reads its problem's tests back (LoadLcbTests).
+// The files are never held whole and read through once: that pass reads
+// every row without decoding its private tests (ScanLcbWindow) and keeps
+// where each row's line starts; once the pick is made, the picked rows'
+// lines alone are read again at those offsets, their tests decoded and
+// appended to a spool (SpoolLcbTests, evals/run/prompt_spool.h), from which
+// each answer's grading reads its problem's tests back (LoadLcbTests).
 //
 // Errors name the file (and line, datasets/lcb_rows.h); a missing or changed
 // release file names the command that fetches it. Thread-safety: the
@@ -48,6 +49,8 @@ Status FindLcbSource(const PartContext& ctx, const std::string& release, const s
 struct LcbRow {
   std::string question_id, title, content, starter_code, platform, difficulty, contest_date, contest_month;
   size_t file = 0;   // index into LcbSource::paths
+  long long offset = -1;  // where its line starts in that file
+  std::string where;      // "test2.jsonl:17"
   SpoolRef tests;    // set by SpoolLcbTests
   int test_count = 0;
 };
@@ -56,10 +59,11 @@ struct LcbRow {
 // order; sets source->rows. A question_id seen twice is InvalidInput.
 Status ScanLcbWindow(LcbSource* source, const LcbReadOptions& window, std::vector<LcbRow>* rows);
 
-// Pass two: the tests of `picked` (public, then private, as the official
+// Then: the tests of `picked` (public, then private, as the official
 // get_evaluation_sample lists them) decoded and appended to `spool`; each
-// row's `tests` and `test_count` set. Reads only the files that hold a
-// picked row.
+// row's `tests` and `test_count` set. Reads only the picked rows' lines (at
+// their offsets); a line that no longer holds its question_id (the file
+// changed) is InvalidInput.
 Status SpoolLcbTests(const LcbSource& source, const LcbReadOptions& window, const std::vector<LcbRow*>& picked,
                      PromptSpool* spool);
 

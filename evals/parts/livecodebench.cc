@@ -43,7 +43,7 @@ class LiveCodeBenchPart : public Part {
     const PartSettings& cfg = *ctx.settings;
     ParseLcbProfile(cfg.String("profile"), &profile_);
     timeout_s_ = static_cast<int>(cfg.Int("test_timeout_s"));
-    EVALRUN_RETURN_IF_ERROR(MakeGrader(cfg, out));
+    EVALRUN_RETURN_IF_ERROR(MakeGrader(cfg, ctx.unsafe_exec, out));
     LcbReadOptions window;
     EVALRUN_RETURN_IF_ERROR(ReadWindow(cfg, &window));
     LcbSource source;
@@ -108,27 +108,37 @@ class LiveCodeBenchPart : public Part {
 
  private:
   // The sandbox, checked now: it runs print(1) at the strongest level the
-  // machine allows, else the run stops here.
-  Status MakeGrader(const PartSettings& cfg, PreparedPart* out) {
+  // machine allows (up to the card's sandbox_max_level), else the run stops
+  // here.
+  Status MakeGrader(const PartSettings& cfg, bool unsafe_flag, PreparedPart* out) {
     const std::string python = cfg.String("python");
-    const bool unsafe = cfg.Bool("unsafe_exec");
+    const bool unsafe = cfg.Bool("unsafe_exec") || unsafe_flag;
+    SandboxOptions options = LcbSandboxOptions(python, unsafe);
+    ParseSandboxLevel(cfg.String("sandbox_max_level"), &options.max_level);
     InterpreterInfo interp;
     EVALRUN_RETURN_IF_ERROR(
         DescribeInterpreter(python, RealProcessRunner::Default(), &interp).Prefixed("parts.livecodebench.python"));
-    std::string probe;
-    Status st = MakeSandbox(LcbSandboxOptions(python, unsafe), RealProcessRunner::Default(), &sandbox_, &probe);
+    SandboxProbe probe;
+    Status st = MakeSandbox(options, RealProcessRunner::Default(), &sandbox_, &probe);
     if (!st.ok())
       return Status::Unavailable(st.message() + ". Install bubblewrap (apt-get install bubblewrap) on a machine "
-                                 "that allows user namespaces, or set parts.livecodebench.unsafe_exec to true to "
-                                 "run model-written code without isolation");
+                                 "that allows user namespaces, or pass --unsafe-exec (or set "
+                                 "parts.livecodebench.unsafe_exec) to run model-written code with resource "
+                                 "limits alone, without isolation");
     runner_ = SandboxLcbRunner(sandbox_.get());
+    nlohmann::json levels = nlohmann::json::object();
+    for (const auto& [level, outcome] : probe.levels) levels[SandboxLevelName(level)] = outcome;
     out->info["sandbox"] = {{"level", sandbox_->level()},
                             {"unsafe_exec", unsafe},
-                            {"probe", probe},
+                            {"max_level", cfg.String("sandbox_max_level")},
+                            {"probe", levels},
                             {"interpreter", {{"path", interp.path}, {"version", interp.version}}}};
+    std::string weaker;
+    for (const auto& [level, outcome] : probe.levels)
+      if (outcome != "ok") weaker += std::string("; ") + SandboxLevelName(level) + ": " + outcome;
     out->notes.push_back("grading in the sandbox at level \"" + sandbox_->level() + "\" with " + interp.path +
                          " (Python " + interp.version + ")" +
-                         (sandbox_->level() == "namespaces" ? "" : "; NO ISOLATION (unsafe_exec)"));
+                         (sandbox_->level() == "rlimits" ? "; NO ISOLATION (--unsafe-exec)" : "") + weaker);
     return Status::Ok();
   }
 
@@ -221,9 +231,12 @@ PartDefinition LiveCodeBenchDefinition() {
       CardKey::Int("test_timeout_s", 1, 600, "seconds per test (the official 6); the whole run of an answer "
                                              "is limited to (timeout + 1) x tests + 5 s")
           .Default(int64_t{6}),
-      CardKey::Bool("unsafe_exec", "run model-written code without isolation (rlimits only) where the namespace "
-                                   "sandbox cannot be made; refused by default")
+      CardKey::Bool("unsafe_exec", "run model-written code without isolation (rlimits only) where no sandbox level "
+                                   "isolates; refused by default (the command line's --unsafe-exec does the same)")
           .Default(false),
+      CardKey::Enum("sandbox_max_level", {"namespaces", "unshare", "seccomp", "rlimits"},
+                    "the strongest sandbox level tried (tests cap it); the probe goes down from there")
+          .Default(std::string("namespaces")),
       SeedKey("selection seed (default sampling.seed)"),
       CardKey::Text("data_file", "one JSONL file of rows in the dataset's format, read instead of the release's "
                                  "files (its sha256 computed and recorded, no manifest check)"),

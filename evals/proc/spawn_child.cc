@@ -177,10 +177,6 @@ void PlanArgs(const ProcessSpec& spec, ChildPlan* plan) {
 [[noreturn]] void ChildMain(const ChildPlan& p) {
   const ProcessSpec& spec = *p.spec;
   if ((spec.new_session ? setsid() : setpgid(0, 0)) < 0) Fail(p, kStepSession);
-  if (spec.parent_death_signal != 0) {
-    prctl(PR_SET_PDEATHSIG, spec.parent_death_signal);
-    if (getppid() != p.parent) _exit(127);  // the parent died before prctl
-  }
   // evalrun blocks SIGINT/SIGTERM in its threads (cli.cc's watcher); the
   // mask and ignored dispositions survive exec, so reset them.
   sigset_t none;
@@ -208,6 +204,12 @@ void PlanArgs(const ProcessSpec& spec, ChildPlan* plan) {
       Fail(p, kStepUser);
     if (spec.run_as_uid >= 0 && syscall(SYS_setresuid, spec.run_as_uid, spec.run_as_uid, spec.run_as_uid) != 0)
       Fail(p, kStepUser);
+  }
+  // After the uid change: the kernel clears the parent-death signal when
+  // the effective uid changes.
+  if (spec.parent_death_signal != 0) {
+    prctl(PR_SET_PDEATHSIG, spec.parent_death_signal);
+    if (getppid() != p.parent) _exit(127);  // the parent died before prctl
   }
   if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) Fail(p, kStepCwd);
   if (spec.child_hook) {

@@ -45,6 +45,7 @@ struct PartContext {
   bool all_items = false;           // `score`: every item, ignoring the selection
   std::string input_override;       // `score --input FILE`: another dataset file
   int limit = -1;                   // --limit N: at most N items (smoke runs)
+  bool unsafe_exec = false;         // --unsafe-exec: run model-written code without isolation if need be
   // A fresh connection to the server, for a part prepared after it
   // (PartDefinition::needs_tokenizer) that asks it something of its own
   // before any item (the thinking part's switch check); else empty.

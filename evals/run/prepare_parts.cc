@@ -17,6 +17,7 @@ PartContext ContextFor(const Job& job, const PartRun& r) {
   ctx.request = &r.request;
   ctx.data_dir = job.data_dir;
   ctx.limit = job.limit;
+  ctx.unsafe_exec = job.unsafe_exec;
   return ctx;
 }
 

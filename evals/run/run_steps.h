@@ -90,6 +90,7 @@ struct Job {
   std::string old_run_text;          // run.json as found (resuming)
   bool managed = false;              // server.command: evalrun starts the engine
   int limit = -1;                    // --limit
+  bool unsafe_exec = false;          // --unsafe-exec (PartContext::unsafe_exec)
   bool force_resume = false;
   ShardSpec shard;                   // --shard I/N (count 0: not sharded)
   std::string run_key_sha256;        // set by ApplyShard when sharded

@@ -28,6 +28,7 @@ struct RunOptions {
   bool force_resume = false;
   std::string shard;               // --shard I/N (evals/run/shard.h); empty: the whole selection
   int repeat = 0;                  // --repeat: 1 or 2; 0: the card's `repeat`
+  bool unsafe_exec = false;        // --unsafe-exec: a part that runs code may run it without isolation
 };
 
 struct ScoreOptions {
@@ -38,6 +39,7 @@ struct ScoreOptions {
   std::string job;
   std::string out_dir = "runs";
   std::string data_dir;
+  bool unsafe_exec = false;        // --unsafe-exec, as RunOptions
 };
 
 // Returns the process exit code (evals/base/exit_codes.h). Messages go to `err`,

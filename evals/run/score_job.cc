@@ -40,6 +40,7 @@ StepExit PrepareScoredPart(const ScoreOptions& opts, Job* job, FILE* err) {
   ctx.data_dir = opts.data_dir.empty() ? DefaultDataDir() : opts.data_dir;
   ctx.all_items = true;
   ctx.input_override = opts.input_path;
+  ctx.unsafe_exec = opts.unsafe_exec;
   st = r.part->Prepare(ctx, &r.prepared);
   if (!st.ok()) return Stop(err, st.Prefixed("part " + r.name), kExitBadInput);
   for (const auto& n : r.prepared.notes) std::fprintf(err, "evalrun: %s: %s\n", r.name.c_str(), n.c_str());

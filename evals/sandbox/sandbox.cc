@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -10,18 +11,19 @@
 #include <cstring>
 #include <fstream>
 
+#include "evals/sandbox/seccomp_filter.h"
+#include "evals/sandbox/unshare_child.h"
+
 namespace evalrun {
 namespace {
 
 constexpr const char* kPath = "PATH=/usr/local/bin:/usr/bin:/bin";
 constexpr const char* kProgramInBox = "/tmp/main.py";
-// bwrap's own processes under the sandbox uid: itself and the PID
-// namespace's first process.
-constexpr int kBwrapProcesses = 2;
-
-enum class Level { kNamespaces, kRlimits };
-
-const char* LevelName(Level level) { return level == Level::kNamespaces ? "namespaces" : "rlimits"; }
+// Processes of the sandbox uid besides the program's: bwrap and the PID
+// namespace's first process; the "unshare" level's waiting parent.
+int ExtraProcesses(SandboxLevel level) {
+  return level == SandboxLevel::kNamespaces ? 2 : level == SandboxLevel::kUnshare ? 1 : 0;
+}
 
 // Tasks (processes and threads) whose real uid is `uid`, now.
 int CountTasksOfUid(uid_t uid) {
@@ -84,19 +86,24 @@ std::string FirstLine(const std::string& text) {
 
 class RealSandbox : public CodeSandbox {
  public:
-  RealSandbox(const SandboxOptions& options, ProcessRunner* runner, Level level, int extra_processes)
-      : options_(options), runner_(runner), level_(level), extra_processes_(extra_processes) {}
+  RealSandbox(const SandboxOptions& options, ProcessRunner* runner, SandboxLevel level, int tasks)
+      : options_(options), runner_(runner), level_(level), extra_processes_(tasks + ExtraProcesses(level)) {
+    const bool root = geteuid() == 0;
+    unshare_plan_ = MakeUnsharePlan(root ? options.uid : static_cast<int>(getuid()),
+                                    root ? options.gid : static_cast<int>(getgid()), options.limits.file_bytes);
+  }
 
-  std::string level() const override { return LevelName(level_); }
+  std::string level() const override { return SandboxLevelName(level_); }
 
   Status Run(const std::string& program, const std::string& stdin_text, SandboxResult* result,
              double wall_s = 0) override {
     *result = SandboxResult();
     result->level = level();
+    const bool bwrap = level_ == SandboxLevel::kNamespaces;
     int program_fd = MemoryFile("evalrun-sandbox-program", program);
     if (program_fd < 0) return Status::IoError(std::string("sandbox: memfd_create: ") + strerror(errno));
     int status_pipe[2] = {-1, -1};
-    if (level_ == Level::kNamespaces && pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    if (bwrap && pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
       close(program_fd);
       return Status::IoError(std::string("sandbox: pipe: ") + strerror(errno));
     }
@@ -115,8 +122,7 @@ class RealSandbox : public CodeSandbox {
     if (!st.ok()) return st.Prefixed("sandbox (" + level() + ")");
     // bwrap reports the sandboxed child's pid once the sandbox is made; its
     // absence is a failure to start, not the code's doing.
-    if (level_ == Level::kNamespaces && status_text.find("\"child-pid\"") == std::string::npos &&
-        !result->process.timed_out)
+    if (bwrap && status_text.find("\"child-pid\"") == std::string::npos && !result->process.timed_out)
       return Status::Unavailable("sandbox did not start: " + options_.bwrap + " " +
                                  result->process.exit.Describe() + ": " + FirstLine(result->process.stderr_text));
     return Status::Ok();
@@ -125,10 +131,11 @@ class RealSandbox : public CodeSandbox {
  private:
   ProcessSpec Spec(const std::string& stdin_text) const {
     const SandboxLimits& l = options_.limits;
+    const bool bwrap = level_ == SandboxLevel::kNamespaces;
     ProcessSpec spec;
-    spec.argv = level_ == Level::kNamespaces ? BwrapArgv() : std::vector<std::string>{options_.interpreter};
+    spec.argv = bwrap ? BwrapArgv() : std::vector<std::string>{options_.interpreter};
     spec.argv.insert(spec.argv.end(), options_.interpreter_args.begin(), options_.interpreter_args.end());
-    spec.argv.push_back(level_ == Level::kNamespaces ? kProgramInBox : "/dev/fd/3");
+    spec.argv.push_back(bwrap ? kProgramInBox : "/dev/fd/3");
     spec.stdin_text = stdin_text;
     spec.stdout_cap = l.output_bytes;
     spec.stderr_cap = l.error_bytes;
@@ -139,10 +146,22 @@ class RealSandbox : public CodeSandbox {
     spec.limits.processes = l.processes + extra_processes_;
     spec.limits.open_files = l.open_files;
     spec.limits.file_bytes = l.file_bytes;
-    spec.env = level_ == Level::kNamespaces
-                   ? std::vector<std::string>{kPath}
-                   : std::vector<std::string>{kPath, "HOME=/tmp", "LANG=C.UTF-8"};
-    spec.cwd = level_ == Level::kNamespaces ? "" : "/tmp";
+    spec.env = bwrap ? std::vector<std::string>{kPath}
+                     : std::vector<std::string>{kPath, "HOME=/tmp", "LANG=C.UTF-8"};
+    // The "unshare" level goes to its own /tmp once it is mounted.
+    spec.cwd = bwrap || level_ == SandboxLevel::kUnshare ? "" : "/tmp";
+    // bwrap has --die-with-parent; the others die with evalrun by this
+    // (the grading thread waits in Run, so it outlives the child).
+    if (!bwrap) spec.parent_death_signal = SIGKILL;
+    if (level_ == SandboxLevel::kUnshare) {
+      spec.child_hook = UnshareNamespaces;
+      spec.child_hook_arg = &unshare_plan_;
+      spec.hook_name = "unshare namespaces";
+    } else if (level_ == SandboxLevel::kSeccomp) {
+      spec.child_hook = InstallSeccompFilter;
+      spec.child_hook_arg = SeccompFilterProgram();
+      spec.hook_name = "seccomp filter";
+    }
     if (geteuid() == 0) {
       spec.run_as_uid = options_.uid;
       spec.run_as_gid = options_.gid;
@@ -165,13 +184,17 @@ class RealSandbox : public CodeSandbox {
 
   SandboxOptions options_;
   ProcessRunner* runner_;
-  Level level_;
+  SandboxLevel level_;
   int extra_processes_;
+  UnsharePlan unshare_plan_;
 };
 
 // Runs print(1) at `level`: "" when it works, else why not.
-std::string TryLevel(const SandboxOptions& options, ProcessRunner* runner, Level level, int extra) {
-  RealSandbox box(options, runner, level, extra);
+std::string TryLevel(const SandboxOptions& options, ProcessRunner* runner, SandboxLevel level, int tasks) {
+  if (level == SandboxLevel::kNamespaces && options.bwrap.empty()) return "no bwrap given";
+  if (level == SandboxLevel::kSeccomp && SeccompFilterProgram() == nullptr)
+    return "no seccomp filter for this architecture";
+  RealSandbox box(options, runner, level, tasks);
   SandboxResult r;
   Status st = box.Run("print(1)\n", "", &r);
   if (!st.ok()) return st.message();
@@ -183,34 +206,46 @@ std::string TryLevel(const SandboxOptions& options, ProcessRunner* runner, Level
 
 }  // namespace
 
+std::string SandboxProbe::Notes() const {
+  std::string notes;
+  for (const auto& [level, outcome] : levels) notes += std::string(SandboxLevelName(level)) + ": " + outcome + "\n";
+  return notes;
+}
+
 Status MakeSandbox(const SandboxOptions& options, ProcessRunner* runner, std::unique_ptr<CodeSandbox>* sandbox,
-                   std::string* probe_notes) {
-  std::string exe, notes;
+                   SandboxProbe* probe) {
+  std::string exe;
   EVALRUN_RETURN_IF_ERROR(FindProgram(options.interpreter, &exe).Prefixed("sandbox interpreter"));
   if (access(exe.c_str(), X_OK) != 0)
     return Status::NotFound("sandbox interpreter: " + exe + ": cannot run it: " + strerror(errno));
   const int tasks = geteuid() == 0 ? 0 : CountTasksOfUid(getuid());
-  std::string why = "no bwrap given";
-  if (!options.bwrap.empty()) {
-    why = TryLevel(options, runner, Level::kNamespaces, tasks + kBwrapProcesses);
-    if (why.empty()) {
-      if (probe_notes) *probe_notes = "namespaces: ok\n";
-      *sandbox = std::make_unique<RealSandbox>(options, runner, Level::kNamespaces, tasks + kBwrapProcesses);
-      return Status::Ok();
+  SandboxProbe found;
+  bool taken = false;
+  for (SandboxLevel level : AllSandboxLevels()) {
+    std::string outcome;
+    if (taken) break;
+    if (!SandboxLevelAtLeast(options.max_level, level)) {
+      outcome = std::string("above the cap (") + SandboxLevelName(options.max_level) + ")";
+    } else if (!SandboxLevelIsolates(level) && !options.unsafe_exec) {
+      outcome = "not tried: no isolation, needs unsafe_exec";
+    } else {
+      outcome = TryLevel(options, runner, level, tasks);
+      taken = outcome.empty();
+      if (taken) {
+        outcome = "ok";
+        *sandbox = std::make_unique<RealSandbox>(options, runner, level, tasks);
+      }
     }
+    found.levels.emplace_back(level, outcome);
   }
-  notes = "namespaces: " + why + "\n";
-  if (!options.unsafe_exec) {
-    if (probe_notes) *probe_notes = notes;
-    return Status::Unavailable("sandbox: no isolation available (namespaces: " + why +
-                               "); refusing to run model-written code without it unless unsafe_exec is set");
-  }
-  std::string rl = TryLevel(options, runner, Level::kRlimits, tasks);
-  notes += "rlimits: " + (rl.empty() ? std::string("ok") : rl) + "\n";
-  if (probe_notes) *probe_notes = notes;
-  if (!rl.empty()) return Status::Unavailable("sandbox: even the rlimits level does not run: " + rl);
-  *sandbox = std::make_unique<RealSandbox>(options, runner, Level::kRlimits, tasks);
-  return Status::Ok();
+  if (probe) *probe = found;
+  if (taken) return Status::Ok();
+  std::string why;
+  for (const auto& [level, outcome] : found.levels)
+    why += std::string(why.empty() ? "" : "; ") + SandboxLevelName(level) + ": " + outcome;
+  if (options.unsafe_exec) return Status::Unavailable("sandbox: even the rlimits level does not run (" + why + ")");
+  return Status::Unavailable("sandbox: no isolating level works on this machine (" + why +
+                             "); refusing to run model-written code without isolation unless unsafe_exec is set");
 }
 
 Status DescribeInterpreter(const std::string& interpreter, ProcessRunner* runner, InterpreterInfo* info) {

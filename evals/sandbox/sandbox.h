@@ -4,8 +4,10 @@
 // (evals/proc/process_runner.h): exit status or signal, timed out, CPU time
 // limit, output capped, wall and CPU seconds, stdout and stderr.
 //
-// Levels, strongest first; MakeSandbox probes once which one works (it runs
-// `print(1)` through it) and keeps it; level() names it, for results.json:
+// Levels (sandbox_level.h), strongest first; MakeSandbox probes them once,
+// from the cap (SandboxOptions::max_level) down, by running `print(1)`
+// through each, keeps the first that works, and says why each stronger one
+// did not (SandboxProbe); level() names it, for results.json and run.json:
 //   "namespaces"  bubblewrap (SandboxOptions::bwrap) with its own user,
 //                 network, mount, PID, IPC, UTS and cgroup namespaces
 //                 (--unshare-all --disable-userns), a read-only view of
@@ -13,20 +15,28 @@
 //                 /tmp (the working directory, holding the program as
 //                 /tmp/main.py), new /proc and /dev, a new session, an
 //                 empty environment but PATH, HOME=/tmp, LANG, and
-//                 --die-with-parent. No network: only a loopback that is
-//                 down. When the PID namespace's first process ends, the
-//                 kernel kills every process in it: nothing outlives a run,
-//                 setsid or not.
-//   "rlimits"     no isolation: the interpreter under the limits below, in
-//                 its own process group, with the program as /dev/fd/3 and
-//                 /tmp as working directory. Network and the file system
-//                 are the sandbox uid's; a setsid grandchild escapes the
-//                 kill at the end. Used only with `unsafe_exec`.
-// Where bwrap is missing or cannot make namespaces (many CI containers
-// forbid user namespaces), MakeSandbox refuses (Unavailable, with what
-// bwrap said) unless unsafe_exec is set. (Neither a built-in unshare/clone
-// nor a seccomp filter level is implemented; the probe names the level
-// that was taken.)
+//                 --die-with-parent. No network. When the PID namespace's
+//                 first process ends, the kernel kills every process in
+//                 it: nothing outlives a run, setsid or not.
+//   "unshare"     the same made by evalrun itself (unshare_child.h) where
+//                 bwrap is missing or fails but user namespaces are
+//                 allowed: user, network, mount, PID, IPC and UTS
+//                 namespaces, every mount read-only, a private tmpfs at
+//                 /tmp (the working directory), a new /proc; the program
+//                 is /dev/fd/3. Nothing outlives a run.
+//   "seccomp"     no namespaces: a seccomp filter (seccomp_filter.h: no
+//                 sockets, no ptrace, no setsid or setpgid, no namespaces
+//                 or mounts), the limits, a process group that nothing can
+//                 leave and that is killed at the end. The file system is
+//                 the sandbox uid's (world-writable places such as the
+//                 host's /tmp, the working directory, are writable).
+//   "rlimits"     no isolation: the limits and the process group alone.
+//                 Network and the file system are the sandbox uid's; a
+//                 setsid grandchild escapes the kill at the end. Taken only
+//                 with unsafe_exec (`--unsafe-exec`).
+// The first three are taken without asking. When none of them works and
+// unsafe_exec is not set, MakeSandbox refuses (Unavailable, naming each
+// level and why it failed).
 //
 // Limits (SandboxLimits), on every process of the sandbox: CPU time
 // (RLIMIT_CPU), address space (RLIMIT_AS: an 8 GB allocation fails with
@@ -47,13 +57,15 @@
 // a user namespace, but then the code is uid 0 and RLIMIT_NPROC does not
 // bind it (a fork bomb would run to the wall limit); as uid 65534 bwrap
 // makes a user namespace (max_user_namespaces 96362) and the fork bomb stops
-// at `processes`. Docker's default seccomp profile refuses unshare and
-// clone with namespace flags to a process without CAP_SYS_ADMIN, so a CI
-// container like that gets the refusal (or "rlimits" with unsafe_exec).
+// at `processes`; "unshare" works there too (mount_setattr needs Linux
+// 5.12). Docker's default seccomp profile refuses unshare and clone with
+// namespace flags to a process without CAP_SYS_ADMIN, so a CI container
+// like that gets "seccomp" (a filter inside Docker's is allowed).
 //
 // Errors (Status) are the sandbox failing to start, never a verdict on the
-// code: the interpreter or bwrap missing, bwrap's setup failing (it did not
-// report a sandboxed child on --json-status-fd), pipes, fork. What the code
+// code: the interpreter missing, bwrap's setup failing (it did not report a
+// sandboxed child on --json-status-fd), the namespaces or the filter not
+// made (the child hook's errno), pipes, fork. What the code
 // does (exit 1, a traceback, a signal, a timeout) is a result.
 //
 // Usage (the LiveCodeBench grader):
@@ -77,10 +89,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "evals/base/status.h"
 #include "evals/proc/process_runner.h"
+#include "evals/sandbox/sandbox_level.h"
 
 namespace evalrun {
 
@@ -98,7 +112,8 @@ struct SandboxLimits {
 struct SandboxOptions {
   std::string interpreter = "/usr/bin/python3";
   std::vector<std::string> interpreter_args;  // before the program's path, e.g. {"-I"}
-  std::string bwrap = "/usr/bin/bwrap";        // "": do not try namespaces
+  std::string bwrap = "/usr/bin/bwrap";        // "": do not try bubblewrap
+  SandboxLevel max_level = SandboxLevel::kNamespaces;  // the strongest level tried (tests cap it)
   bool unsafe_exec = false;                    // allow the "rlimits" level
   int uid = 65534;                             // the code's uid and gid when evalrun is root
   int gid = 65534;
@@ -119,18 +134,27 @@ class CodeSandbox {
   // many tests in one process needs the limit of all of them).
   virtual Status Run(const std::string& program, const std::string& stdin_text, SandboxResult* result,
                      double wall_s = 0) = 0;
-  // "namespaces" or "rlimits".
+  // "namespaces", "unshare", "seccomp" or "rlimits".
   virtual std::string level() const = 0;
 };
 
+// What the probe found: each level from the strongest, "ok" for the one
+// taken, else why it was not ("above the cap (seccomp)", "not tried: needs
+// unsafe_exec", or what failed).
+struct SandboxProbe {
+  std::vector<std::pair<SandboxLevel, std::string>> levels;
+  // One line per level: "namespaces: no bwrap given\nunshare: ok\n".
+  std::string Notes() const;
+};
+
 // Probes the levels (once) and makes the sandbox. `runner` is not owned and
-// must outlive it. *probe_notes (may be null) gets one line per level
-// tried: "namespaces: ok" or "namespaces: <why not>". Errors:
+// must outlive it. *probe (may be null) says what each level did. Errors:
 //   NotFound     the interpreter cannot be run;
-//   Unavailable  no level isolates and unsafe_exec is not set (the notes
-//                say why), or even the rlimits level could not run print(1).
+//   Unavailable  no level isolates and unsafe_exec is not set (the message
+//                names each level and why), or with unsafe_exec even the
+//                rlimits level could not run print(1).
 Status MakeSandbox(const SandboxOptions& options, ProcessRunner* runner, std::unique_ptr<CodeSandbox>* sandbox,
-                   std::string* probe_notes = nullptr);
+                   SandboxProbe* probe = nullptr);
 
 // The interpreter as run.json records it: the path as given (looked up on
 // PATH when it has no '/') and its version ("3.11.2", from

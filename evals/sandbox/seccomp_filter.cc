@@ -1,0 +1,107 @@
+#include "evals/sandbox/seccomp_filter.h"
+
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include <vector>
+
+namespace evalrun {
+namespace {
+
+#if defined(__x86_64__)
+constexpr unsigned kArch = AUDIT_ARCH_X86_64;
+constexpr bool kKnownArch = true;
+#elif defined(__aarch64__)
+constexpr unsigned kArch = AUDIT_ARCH_AARCH64;
+constexpr bool kKnownArch = true;
+#else
+constexpr unsigned kArch = 0;
+constexpr bool kKnownArch = false;
+#endif
+
+// The x32 ABI's calls on x86-64 carry this bit.
+constexpr unsigned kX32Bit = 0x40000000;
+
+constexpr unsigned kNamespaceFlags = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID |
+                                     CLONE_NEWNET | CLONE_NEWCGROUP;
+
+// Refused with EPERM (seccomp_filter.h says why each).
+const std::vector<long>& RefusedCalls() {
+  static const std::vector<long> calls = {
+    SYS_socket, SYS_setsid, SYS_setpgid, SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev,
+    SYS_unshare, SYS_setns, SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot,
+    SYS_bpf, SYS_perf_event_open, SYS_userfaultfd, SYS_keyctl, SYS_add_key, SYS_request_key,
+    SYS_init_module, SYS_finit_module, SYS_delete_module, SYS_kexec_load, SYS_reboot,
+    SYS_swapon, SYS_swapoff, SYS_acct,
+#ifdef SYS_kexec_file_load
+    SYS_kexec_file_load,
+#endif
+#ifdef SYS_io_uring_setup
+    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
+#endif
+#ifdef SYS_open_tree
+    SYS_open_tree, SYS_move_mount, SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick,
+#endif
+#ifdef SYS_mount_setattr
+    SYS_mount_setattr,
+#endif
+  };
+  return calls;
+}
+
+sock_filter Stmt(unsigned short code, unsigned k) { return BPF_STMT(code, k); }
+sock_filter Jump(unsigned short code, unsigned k, unsigned char jt, unsigned char jf) {
+  return BPF_JUMP(code, k, jt, jf);
+}
+
+std::vector<sock_filter> BuildFilter() {
+  std::vector<sock_filter> f;
+  f.push_back(Stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
+  f.push_back(Jump(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0));
+  f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+  f.push_back(Stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
+#if defined(__x86_64__)
+  f.push_back(Jump(BPF_JMP | BPF_JGE | BPF_K, kX32Bit, 0, 1));
+  f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+#endif
+  for (long nr : RefusedCalls()) {
+    f.push_back(Jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<unsigned>(nr), 0, 1));
+    f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
+  }
+#ifdef SYS_clone3
+  f.push_back(Jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1));
+  f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)));
+#endif
+  // clone with a namespace flag in its first argument's low word (little endian).
+  f.push_back(Jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 3));
+  f.push_back(Stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[0])));
+  f.push_back(Jump(BPF_JMP | BPF_JSET | BPF_K, kNamespaceFlags, 0, 1));
+  f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
+  f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  return f;
+}
+
+}  // namespace
+
+const void* SeccompFilterProgram() {
+  if (!kKnownArch) return nullptr;
+  static const std::vector<sock_filter> filter = BuildFilter();
+  static const sock_fprog program = {static_cast<unsigned short>(filter.size()),
+                                     const_cast<sock_filter*>(filter.data())};
+  return &program;
+}
+
+int InstallSeccompFilter(const void* program) {
+  if (program == nullptr) return ENOSYS;
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, program) != 0) return errno;
+  return 0;
+}
+
+}  // namespace evalrun
