@@ -130,10 +130,10 @@ TEST_F(E2eShard, ThreeShardsMergedEqualOneRunOfAllFourParts) {
   EXPECT_GT(single["parts"]["mmlupro"]["cut_off"].get<int>(), 0);
   EXPECT_GT(single["parts"]["ruler"]["score"].get<double>(), 0);
   EXPECT_GT(single["parts"]["ifeval"]["inst_loose"].get<double>(), 0);
-  EXPECT_EQ(res["noise"]["shards"].size(), 3u);
-  int noise_samples = 0;
-  for (const auto& s : res["noise"]["shards"]) noise_samples += s["noise"]["samples"].get<int>();
-  EXPECT_EQ(res["noise"]["samples"], noise_samples);
+  EXPECT_EQ(res["load"]["shards"].size(), 3u);
+  int load_samples = 0;
+  for (const auto& s : res["load"]["shards"]) load_samples += s["load"]["samples"].get<int>();
+  EXPECT_EQ(res["load"]["samples"], load_samples);
   // Every shard's load samples, each with its shard.
   std::map<int, size_t> load_lines;
   for (const auto& l : Lines(merged + "/load.jsonl")) ++load_lines[l["shard"].get<int>()];

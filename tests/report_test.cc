@@ -46,6 +46,8 @@ int MakeRun(const std::string& dir) {
                   {"sampling", {{"temperature", 0.0}, {"top_k", 1}, {"top_p", 1.0}, {"seed", 42}}},
                   {"thinking", false},
                   {"finished_utc", "2026-03-04T05:06:07Z"},
+                  // The machine's load under its name before 2026-12 ("noise"):
+                  // an old run still reports it.
                   {"noise",
                    {{"samples", 120},
                     {"threshold_pct", 25},

@@ -7,7 +7,7 @@
 #include <map>
 #include <random>
 
-#include "evals/publish/merge_noise.h"
+#include "evals/publish/merge_load.h"
 #include "evals/run/shard.h"
 
 namespace evalrun {
@@ -101,7 +101,7 @@ TEST(RunKeyDigest, IsTheSha256OfTheKeysSortedText) {
   EXPECT_EQ(RunKeyDigest(a).size(), 64u);
 }
 
-TEST(MergeNoiseSummaries, AddsCountsTakesMaximaWeighsTheEngineMeanAndKeepsEveryShard) {
+TEST(MergeLoadSummaries, AddsCountsTakesMaximaWeighsTheEngineMeanAndKeepsEveryShard) {
   nlohmann::json one = {{"samples", 10}, {"samples_above_threshold", 2}, {"interval_s", 10}, {"threshold_pct", 25},
                         {"max_foreign_cpu_pct", 80.0}, {"max_foreign", {{"pid", 5}, {"comm", "cc1plus"}}},
                         {"above_by_comm", {{"cc1plus", 2}}}, {"max_foreign_cpu_pct_total", 120.0},
@@ -118,7 +118,7 @@ TEST(MergeNoiseSummaries, AddsCountsTakesMaximaWeighsTheEngineMeanAndKeepsEveryS
   two["warnings"] = {"w2"};
   two["pauses"] = {{{"start_t", 1.0}, {"end_t", 4.0}, {"seconds", 3.0}, {"release", "load_fell"}}};
   two["paused_s_total"] = 3.0;
-  const nlohmann::json m = MergeNoiseSummaries({{1, one}, {2, two}});
+  const nlohmann::json m = MergeLoadSummaries({{1, one}, {2, two}});
   EXPECT_EQ(m["samples"], 40);
   EXPECT_EQ(m["samples_above_threshold"], 3);
   EXPECT_EQ(m["max_foreign_cpu_pct"], 150.0);
@@ -133,7 +133,7 @@ TEST(MergeNoiseSummaries, AddsCountsTakesMaximaWeighsTheEngineMeanAndKeepsEveryS
   EXPECT_EQ(m["pauses"][0]["shard"], 2);
   EXPECT_EQ(m["warnings"], nlohmann::json({"shard 1: w1", "shard 2: w2"}));
   ASSERT_EQ(m["shards"].size(), 2u);
-  EXPECT_EQ(m["shards"][1]["noise"], two);
+  EXPECT_EQ(m["shards"][1]["load"], two);
   EXPECT_NE(m["text"].get<std::string>().find("3 of 40 samples"), std::string::npos) << m["text"];
 }
 

@@ -13,7 +13,7 @@
 #include "evals/base/files.h"
 #include "evals/base/json_fields.h"
 #include "evals/base/jsonl.h"
-#include "evals/publish/merge_noise.h"
+#include "evals/publish/merge_load.h"
 #include "evals/publish/merge_shards.h"
 #include "evals/publish/run_folder.h"
 #include "evals/run/part.h"
@@ -162,8 +162,9 @@ json ResultsJson(const ShardSet& set, const std::string& job, const json& parts,
   const std::string finished = Extreme(set, false, "finished_utc", true);
   if (!finished.empty()) res["finished_utc"] = finished;
   std::vector<std::pair<int, json>> noise;
-  for (const ShardFolder& s : set.shards) noise.emplace_back(s.index, JsonAt(s.run.results, {"noise"}));
-  res["noise"] = MergeNoiseSummaries(noise);
+  for (const ShardFolder& s : set.shards) noise.emplace_back(s.index, LoadSummaryOf(s.run.results));
+  res.erase("noise");
+  res["load"] = MergeLoadSummaries(noise);
   res["merged"] = merged;
   return res;
 }
@@ -239,7 +240,8 @@ Status MergeRepeats(const MergeOptions& opts, const ShardSet& set, const std::st
   }
   json res = ResultsJson(rep, job + "/repeat-2", rparts, merged);
   res["repeat_of"] = job;
-  res.erase("noise");  // the runner records the machine's noise in the job's results, not the repeat's
+  res.erase("load");  // the runner records the machine's load in the job's results, not the repeat's
+  res.erase("noise");  // (its name before 2026-12)
   EVALRUN_RETURN_IF_ERROR(WriteFileAtomically(out + "/run.json", RunJson(set, merged).dump(2) + "\n"));
   return WriteFileAtomically(out + "/results.json", res.dump(2) + "\n");
 }

@@ -28,7 +28,7 @@
 //                         admission}], absent_n, absent}; top level: the
 //                         first shard's card, model, engine, sampling,
 //                         server; finished_utc the latest; noise merged
-//                         (evals/publish/merge_noise.h); "merged" {count,
+//                         (evals/publish/merge_load.h); "merged" {count,
 //                         run_key_sha256, partial, missing_shards, shards:
 //                         [{index, dir, job, hostname, started_utc,
 //                         finished_utc, base_url, slots}], merged_utc}

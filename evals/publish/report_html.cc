@@ -373,12 +373,12 @@ std::string SetupSection(const json& m) {
   h += "<section id=\"setup\"><h2>Setup</h2><table class=\"kv\"><tbody>";
   for (const auto& kv : m["setup"]) h += "<tr><td>" + E(kv[0]) + "</td><td>" + E(kv[1]) + "</td></tr>";
   h += "</tbody></table></section>\n";
-  h += "<section id=\"noise\"><h2>Noise on the machine</h2>";
-  if (m["noise"].is_object()) {
-    h += "<p>" + E(m["noise"]["text"]) + "</p>";
-    if (!m["noise"]["details"].empty()) {
+  h += "<section id=\"load\"><h2>Load on the machine</h2>";
+  if (m["load"].is_object()) {
+    h += "<p>" + E(m["load"]["text"]) + "</p>";
+    if (!m["load"]["details"].empty()) {
       h += "<ul class=\"plain\">";
-      for (const auto& d : m["noise"]["details"]) h += "<li>" + E(d) + "</li>";
+      for (const auto& d : m["load"]["details"]) h += "<li>" + E(d) + "</li>";
       h += "</ul>";
     }
   } else {

@@ -149,12 +149,12 @@ void SetupSection(const json& m, std::string* o) {
   for (const auto& kv : m["setup"])
     line("| " + MarkdownCell(JsonText(kv[0])) + " | " + MarkdownCell(JsonText(kv[1])) + " |");
   line("");
-  line("## Noise");
+  line("## Machine load");
   line("");
-  if (m["noise"].is_object()) {
-    if (!JsonText(m["noise"]["text"]).empty()) line(MarkdownCell(JsonText(m["noise"]["text"])));
+  if (m["load"].is_object()) {
+    if (!JsonText(m["load"]["text"]).empty()) line(MarkdownCell(JsonText(m["load"]["text"])));
     line("");
-    for (const auto& d : m["noise"]["details"]) line("- " + MarkdownCell(JsonText(d)));
+    for (const auto& d : m["load"]["details"]) line("- " + MarkdownCell(JsonText(d)));
   } else {
     line("No busy-process summary was recorded for this run.");
   }

@@ -245,7 +245,7 @@ json SetupRows(const RunFolder& run) {
   add("engine", Flatten(JsonAt(res, {"engine"})));
   add("engine build", JsonText(JsonAt(run.run, {"server", "build_info"})));
   add("hardware", Flatten(JsonAt(res, {"hardware"})));
-  const json& gpu = JsonAt(res, {"noise", "gpu"});
+  const json& gpu = JsonAt(LoadSummaryOf(res), {"gpu"});
   if (gpu.is_object()) {
     std::string g = JsonText(gpu.value("name", json()));
     if (gpu.contains("mem_total_mib") && gpu["mem_total_mib"].is_number())
@@ -282,8 +282,8 @@ json SetupRows(const RunFolder& run) {
 }
 
 // The busy-process summary, or null when the run recorded none.
-json NoiseModel(const json& res) {
-  const json& noise = JsonAt(res, {"noise"});
+json LoadModel(const json& res) {
+  const json& noise = LoadSummaryOf(res);
   if (noise.is_object()) {
     json nz;
     nz["text"] = JsonText(noise.value("text", json()));
@@ -317,7 +317,7 @@ Status BuildReportModel(const std::string& run_dir, int max_text_chars, json* mo
   json notes = json::array();
   EVALRUN_RETURN_IF_ERROR(AddParts(run, max_text_chars, &m, &notes));
   m["setup"] = SetupRows(run);
-  m["noise"] = NoiseModel(run.results);
+  m["load"] = LoadModel(run.results);
   m["thinking"] = JsonAt(run.results, {"parts", "thinking"});  // the thinking part's view (thinking_view.h)
   m["speed"] = SpeedSectionModel(run.results);  // evals/publish/speed_section.h
   m["notes"] = notes;

@@ -135,4 +135,14 @@ Status ReadRecordsReadOnly(const std::string& path, VerdictKind kind, std::vecto
   return Status::Ok();
 }
 
+const nlohmann::json& LoadSummaryOf(const nlohmann::json& results) {
+  static const nlohmann::json kNull;
+  if (!results.is_object()) return kNull;
+  for (const char* key : {"load", "noise"}) {
+    auto it = results.find(key);
+    if (it != results.end() && it->is_object()) return *it;
+  }
+  return kNull;
+}
+
 }  // namespace evalrun

@@ -48,6 +48,10 @@ struct RunFolder {
 // file, line/column or field.
 Status LoadRunFolder(const std::string& dir, RunFolder* out);
 
+// The machine-load summary of a run's results.json ("load"; "noise" in runs
+// written before 2026-12), or a null value.
+const nlohmann::json& LoadSummaryOf(const nlohmann::json& results);
+
 // `dir` without trailing '/' (a lone "/" stays), as RunFolder::dir has it.
 std::string TrimRunDir(std::string dir);
 

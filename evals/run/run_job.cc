@@ -61,7 +61,7 @@ StepExit RunQuestionParts(Job* job, Server* server, LoadLog* load, CancelToken* 
     auto write = [&]() {
       tally->parts_done[r.name] = o.result;
       nlohmann::json extra = {{"finished_utc", UtcNow()}, {"server", server->props.ToJson()},
-                              {"noise", load->sampler()->Summary()}};
+                              {"load", load->sampler()->Summary()}};
       if (job->shard.sharded()) extra["shard"] = ShardJson(*job);
       return WriteResults(job->dir.path(), card, job->dir.job(), tally->parts_done, extra);
     };
@@ -127,7 +127,7 @@ StepExit RunProcedures(Job* job, Server* server, LoadLog* load, CancelToken* can
     else if (!st.ok()) return Stop(err, st.Prefixed("part " + r.name), kExitUnreachable);
     tally->parts_done[r.name] = result;
     st = WriteResults(job->dir.path(), job->card, job->dir.job(), tally->parts_done,
-                      {{"finished_utc", UtcNow()}, {"noise", load->sampler()->Summary()}});
+                      {{"finished_utc", UtcNow()}, {"load", load->sampler()->Summary()}});
     if (!st.ok()) return Stop(err, st, kExitWriteFailed);
     const std::string headline = r.procedure->Headline(result);
     if (!headline.empty()) std::fprintf(out, "\n%s\n", headline.c_str());

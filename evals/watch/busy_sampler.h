@@ -123,7 +123,7 @@ class BusySampler {
   // summary's warnings).
   bool SampleOnce();
 
-  // The summary, for results.json "noise":
+  // The summary, for results.json "load":
   //   samples, interval_s, threshold_pct, samples_above_threshold,
   //   max_foreign_cpu_pct (null before any sample), max_foreign {pid, comm}
   //   (null when no foreign process used CPU), above_by_comm {comm: count of

@@ -43,7 +43,7 @@ TEST_F(RealManaged, TheNoiseSamplerNamesTheEnginesPid) {
   const std::string card = WriteCardJson(c);
   BinaryResult r = Run({"--card", card, "--job", "noise"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto noise = Results("noise")["noise"];
+  const auto noise = Results("noise")["load"];
   bool named = false;
   for (const auto& pid : noise["engine_pids"]) named |= pid.get<int>() == s->pid();
   EXPECT_TRUE(named) << "engine pid " << s->pid() << " not in " << noise.dump();

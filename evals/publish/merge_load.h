@@ -1,4 +1,5 @@
-// The machine-noise summaries of a run's shards (results.json "noise",
+// The machine-load summaries of a run's shards (results.json "load", "noise"
+// in runs written before 2026-12,
 // evals/watch/busy_sampler.h Summary()) made into one, for `evalrun merge`.
 //
 // Each shard sampled its own machine while it ran, so the merged summary is
@@ -17,8 +18,8 @@
 // nothing is lost.
 //
 // Thread-safety: a pure function.
-#ifndef EVALRUN_EVALS_PUBLISH_MERGE_NOISE_H_
-#define EVALRUN_EVALS_PUBLISH_MERGE_NOISE_H_
+#ifndef EVALRUN_EVALS_PUBLISH_MERGE_LOAD_H_
+#define EVALRUN_EVALS_PUBLISH_MERGE_LOAD_H_
 
 #include <utility>
 #include <vector>
@@ -27,10 +28,10 @@
 
 namespace evalrun {
 
-// `shards`: (shard index, its results.json "noise"), in index order; a
+// `shards`: (shard index, its results.json load summary), in index order; a
 // summary that is not an object is listed and otherwise left out.
-nlohmann::json MergeNoiseSummaries(const std::vector<std::pair<int, nlohmann::json>>& shards);
+nlohmann::json MergeLoadSummaries(const std::vector<std::pair<int, nlohmann::json>>& shards);
 
 }  // namespace evalrun
 
-#endif  // EVALRUN_EVALS_PUBLISH_MERGE_NOISE_H_
+#endif  // EVALRUN_EVALS_PUBLISH_MERGE_LOAD_H_

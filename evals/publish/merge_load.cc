@@ -1,4 +1,4 @@
-#include "evals/publish/merge_noise.h"
+#include "evals/publish/merge_load.h"
 
 #include <algorithm>
 #include <cmath>
@@ -122,13 +122,13 @@ void MergeLists(const json& n, int index, json* m) {
 
 }  // namespace
 
-json MergeNoiseSummaries(const std::vector<std::pair<int, json>>& shards) {
+json MergeLoadSummaries(const std::vector<std::pair<int, json>>& shards) {
   json m = EmptySummary();
   json listed = json::array();
   double engine_sum = 0, engine_weight = 0;
   bool first = true;
   for (const auto& [index, n] : shards) {
-    listed.push_back({{"shard", index}, {"noise", n}});
+    listed.push_back({{"shard", index}, {"load", n}});
     if (!n.is_object()) {
       m["warnings"].push_back("shard " + std::to_string(index) + ": no noise summary recorded");
       continue;
