@@ -8,7 +8,7 @@
 
 #include "evals/base/clock.h"
 #include "evals/base/thread_name.h"
-#include "evals/run/noise_log.h"
+#include "evals/run/load_log.h"
 #include "evals/watch/busy_sampler.h"
 #include "evals/watch/gpu_reader.h"
 #include "evals/watch/proc_source.h"

@@ -12,7 +12,7 @@
 #include "evals/parts/speed_plan.h"
 #include "evals/parts/speed_results.h"
 #include "evals/parts/speed_steps.h"
-#include "evals/run/noise_log.h"
+#include "evals/run/load_log.h"
 #include "evals/run/run_files.h"
 #include "evals/server/kv_capacity.h"
 #include "evals/server/server_info.h"
