@@ -12,20 +12,12 @@
 #include "scorers/statistics.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/planted.h"
 
 namespace evalrun::testing {
 namespace {
 
-std::string Words(int n) {
-  std::string s;
-  for (int i = 0; i < n; ++i) s += i ? " w" : "w";
-  return s;
-}
-
-int Kind(const std::string& prompt_sha256) {
-  const char c = prompt_sha256[0];
-  return (c <= '9' ? c - '0' : c - 'a' + 10) % 4;
-}
+int Kind(const std::string& prompt_sha256) { return PlantedKind(prompt_sha256, 4); }
 
 // Job A, thinking on: 0 reasons 40 tokens and answers C; 1 reasons 400
 // (the budget of 100 ends it: 104 with the forced end tag) and answers C;

@@ -7,21 +7,13 @@
 #include "evals/base/sha256.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/planted.h"
 
 namespace evalrun::testing {
 namespace {
 
-std::string Words(int n) {
-  std::string s;
-  for (int i = 0; i < n; ++i) s += i ? " w" : "w";
-  return s;
-}
-
 // The planted behaviour of a question with thinking on, from its prompt.
-int Kind(const std::string& prompt_sha256) {
-  const char c = prompt_sha256[0];
-  return (c <= '9' ? c - '0' : c - 'a' + 10) % 8;
-}
+int Kind(const std::string& prompt_sha256) { return PlantedKind(prompt_sha256, 8); }
 
 // On: 0, 1, 7 reason 50 tokens and answer C; 2 reasons 400 (the budget of
 // 100 ends it) and answers C; 3 reasons 50 and is cut in its answer; 4
