@@ -1,4 +1,7 @@
 // Command-line front end: flags to options, one call, an exit code.
+//
+// Thread-safety: RunCli runs on the main thread, once per process (it
+// installs the process's signal handling).
 #ifndef EVALRUN_EVALS_CLI_H_
 #define EVALRUN_EVALS_CLI_H_
 

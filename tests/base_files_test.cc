@@ -41,6 +41,22 @@ TEST(FilesTest, ReadWriteMakeRenameAndSize) {
   EXPECT_EQ(WriteFileBytes(t.path() + "/no/such/folder/f", "x").code(), Status::Code::kIoError);
 }
 
+// A file read whole: the sized read, and files whose size is not known up
+// front (/proc says 0) read to their end all the same.
+TEST(FilesTest, ReadFileToStringReadsSizedAndProcFilesWhole) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/big.txt";
+  std::string big(3 << 20, 'x');
+  big.back() = 'y';
+  ASSERT_TRUE(WriteFileBytes(path, big).ok());
+  std::string got;
+  ASSERT_TRUE(ReadFileToString(path, &got).ok());
+  EXPECT_EQ(got, big);
+  ASSERT_TRUE(ReadFileToString("/proc/self/status", &got).ok());
+  EXPECT_NE(got.find("Pid:"), std::string::npos) << got;
+  EXPECT_FALSE(ReadFileToString(dir.path() + "/absent", &got).ok());
+}
+
 TEST(TimeTextTest, TheThreeForms) {
   const double t = 1764475800.9996;  // 2025-11-30T04:10:00.9996Z
   EXPECT_EQ(FormatUtcIso8601(t), "2025-11-30T04:10:01.000Z");

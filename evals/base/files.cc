@@ -14,27 +14,28 @@
 namespace evalrun {
 
 Status ReadFileToString(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound(path + ": cannot open for reading");
   // Read into a buffer of the file's size: a stream copy grows by doubling
   // and copies the whole once more (measured: a tenth of start-up CPU for
   // MMLU-Pro's 9.5 MB).
-  const std::streamoff size = in.tellg();
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
   std::string text;
-  if (size > 0) {
+  if (!ec && size > 0) {
     text.resize(static_cast<size_t>(size));
-    in.seekg(0);
-    in.read(text.data(), size);
+    in.read(text.data(), static_cast<std::streamsize>(size));
     text.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
   }
   if (in.bad()) return Status::IoError(path + ": read error");
-  // A file that grew while read (or a size unknown up front): the rest.
-  if (in.good() || size <= 0) {
-    in.clear();
+  // The rest: a file that grew while read, or one whose size is not known
+  // up front (/proc files say 0).
+  if (in.good()) {
     std::ostringstream rest;
     rest << in.rdbuf();
     text += std::move(rest).str();
   }
+  if (in.bad()) return Status::IoError(path + ": read error");
   *out = std::move(text);
   return Status::Ok();
 }

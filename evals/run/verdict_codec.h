@@ -2,6 +2,9 @@
 // messages that name the line and the field, and the codec every verdict
 // kind brings (its registration, evals/run/verdict_kind.h) that writes its
 // fields into a line and reads them back.
+//
+// Thread-safety: a codec is stateless once registered; a reader reads one
+// line on one thread.
 #ifndef EVALRUN_EVALS_RUN_VERDICT_CODEC_H_
 #define EVALRUN_EVALS_RUN_VERDICT_CODEC_H_
 

@@ -15,9 +15,9 @@
 namespace evalrun::testing {
 namespace {
 
-class E2eNoise : public E2eTest {};
+class E2eLoad : public E2eTest {};
 
-TEST_F(E2eNoise, PlantedBusyProcessIsNamedAndTheEngineIsNot) {
+TEST_F(E2eLoad, PlantedBusyProcessIsNamedAndTheEngineIsNot) {
   // The busy process must not descend from the engine (this process), or it
   // would rightly count as the engine's: fork twice so it is re-parented.
   int fds[2];
