@@ -115,7 +115,9 @@ struct ScoringStage::Shared {
     }
     std::lock_guard<std::mutex> l(done_mu);
     ++ended;  // after the sink returned: Wait never returns while a sink runs
-    done_cv.notify_all();
+    // Waiters wait for all to end: wake them only then (a wake per answer
+    // cost two futex calls each).
+    if (all_ended()) done_cv.notify_all();
   }
 };
 
@@ -157,11 +159,14 @@ void ScoringStage::Submit(size_t index, UnscoredAnswer answer) {
     arena_->arena.enqueue(std::move(job));
     return;
   }
+  bool was_empty;
   {
     std::lock_guard<std::mutex> l(arena_->mu);
+    was_empty = arena_->queue.empty();
     arena_->queue.emplace_back(std::move(job));
   }
-  arena_->cv.notify_one();
+  // The feeder sleeps only on an empty queue, and takes it whole.
+  if (was_empty) arena_->cv.notify_one();
 }
 
 void ScoringStage::Wait() {
