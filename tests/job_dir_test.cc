@@ -5,7 +5,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <sys/wait.h>
+
+#include <chrono>
 #include <filesystem>
+#include <memory>
+#include <thread>
 
 #include "tests/support/run_binary.h"
 #include "tests/support/temp_dir.h"
@@ -36,6 +41,32 @@ TEST(JobDirTest, AnExplicitJobIsLockedWithThePidInTheLockFile) {
             std::string::npos)
       << st.message();
   a.Keep();
+}
+
+// Resumed right after `kill -9`: the lock may still be held for a moment
+// by a process the dead evalrun had just forked (a grader before its exec).
+// With the PID in the lock file gone, the new run waits for it to let go.
+TEST(JobDirTest, ALockLeftByAChildOfADeadEvalrunIsWaitedFor) {
+  TempDir t;
+  auto a = std::make_unique<JobDir>();
+  ASSERT_TRUE(a->Open(t.path() + "/runs", "j", "unused").ok());
+  a->Keep();
+  const std::string lock = t.path() + "/runs/j/evalrun.lock";
+  const pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  ASSERT_GT(dead, 0);
+  ASSERT_EQ(waitpid(dead, nullptr, 0), dead);
+  WriteText(lock, std::to_string(dead) + "\n");  // the same file: a's lock stays held
+  std::thread letgo([&a] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    a.reset();  // lets go of the lock
+  });
+  JobDir b;
+  const Status st = b.Open(t.path() + "/runs", "j", "unused");
+  letgo.join();
+  EXPECT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(ReadFile(lock), std::to_string(getpid()) + "\n");
+  b.Keep();
 }
 
 TEST(JobDirTest, AKeptJobStaysAndItsLockFileIsEmptiedOnRelease) {

@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace evalrun {
@@ -91,6 +93,41 @@ Status JobDir::Open(const std::string& out_dir, const std::string& job, const st
   return Lock();
 }
 
+namespace {
+
+// The PID written in the lock file ("" when none).
+std::string LockHolder(int fd) {
+  char buf[32] = {0};
+  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  std::string pid = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+  while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+  return pid;
+}
+
+// Takes the lock. When it is held but the evalrun that wrote the file is
+// gone (killed), what holds it is a process that evalrun had just forked
+// (a grader between fork and exec, which then execs or dies with its
+// parent): wait up to 5 s for it to let go. False with errno set otherwise.
+bool LockOrWaitForOrphans(int fd) {
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return true;
+  if (errno != EWOULDBLOCK) return false;
+  const std::string holder = LockHolder(fd);
+  char* end = nullptr;
+  const long pid = holder.empty() ? 0 : std::strtol(holder.c_str(), &end, 10);
+  if (pid <= 0 || *end != '\0' || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) {
+    errno = EWOULDBLOCK;
+    return false;
+  }
+  for (int i = 0; i < 100; ++i) {
+    ::usleep(50 * 1000);
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return true;
+  }
+  errno = EWOULDBLOCK;
+  return false;
+}
+
+}  // namespace
+
 Status JobDir::Lock() {
   const std::string lock_path = path_ + "/" + kLockFile;
   // A holder that gave up removes its lock file; a lock taken on a file no
@@ -107,15 +144,12 @@ Status JobDir::Lock() {
       if (errno == ENOENT) continue;  // removed between the two opens
       return Status::InvalidInput(path_ + ": output folder is not writable (" + lock_path + ": " + Errno() + ")");
     }
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (!LockOrWaitForOrphans(fd)) {
       const int e = errno;
-      char buf[32] = {0};
-      const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+      const std::string pid = LockHolder(fd);
       ::close(fd);
       if (e != EWOULDBLOCK)
         return Status::InvalidInput(lock_path + ": cannot lock: " + std::strerror(e));
-      std::string pid = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
-      while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
       return Status::InvalidInput(path_ + ": the job is in use by another evalrun (PID " +
                                   (pid.empty() ? std::string("unknown") : pid) + " holds " + lock_path +
                                   "); wait for it to finish, or choose another --job");
