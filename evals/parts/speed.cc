@@ -35,17 +35,7 @@ class SpeedPart : public ProcedurePart {
     return CheckSpeedOptions(opts_);
   }
 
-  Status Run(const ProcedureEnv& env, nlohmann::json* result) override {
-    SpeedEnv s;
-    s.card = env.card;
-    s.engine = env.engine;
-    s.transports = env.transports;
-    s.cancel = env.cancel;
-    s.make_tokenizer = env.make_tokenizer;
-    s.log = env.log;
-    s.out_dir = env.job_dir + "/speed";
-    return RunSpeed(opts_, &s, result);
-  }
+  Status Run(const ProcedureEnv& env, nlohmann::json* result) override { return RunSpeed(opts_, env, result); }
 
   std::string Headline(const nlohmann::json& result) const override {
     std::string line;

@@ -38,7 +38,7 @@ nlohmann::json NewResult(const SpeedOptions& o) {
 }
 
 // The engine's facts: /props (build, model, slot context, slots) and flags.
-nlohmann::json EngineFacts(const SpeedEnv& env, HttpTransport* t, const ServerProps& props, const KvCapacity& kv,
+nlohmann::json EngineFacts(const ProcedureEnv& env, HttpTransport* t, const ServerProps& props, const KvCapacity& kv,
                            int slots) {
   nlohmann::json e;
   e["managed"] = env.engine->managed();
@@ -61,7 +61,7 @@ nlohmann::json EngineFacts(const SpeedEnv& env, HttpTransport* t, const ServerPr
 }
 
 // Cold: a managed engine this part just started, or /metrics at zero.
-bool ColdCheck(const SpeedEnv& env, bool started_here, HttpTransport* t, std::string* why) {
+bool ColdCheck(const ProcedureEnv& env, bool started_here, HttpTransport* t, std::string* why) {
   if (started_here) return true;
   HttpResponse r = t->Get("/metrics", 30);
   if (r.status != 200) {
@@ -125,15 +125,15 @@ struct Started {
 };
 
 // The engine up and its limits known.
-Status Prepare(const SpeedOptions& o, SpeedEnv* env, Started* started, SpeedLimits* limits, nlohmann::json* res) {
-  const ServerConfig& server = env->card->server;
-  if (env->engine->managed()) {
-    if (env->log) env->log("speed: starting the engine (context " + std::to_string(server.context) + ", " +
+Status Prepare(const SpeedOptions& o, const ProcedureEnv& env, Started* started, SpeedLimits* limits, nlohmann::json* res) {
+  const ServerConfig& server = env.card->server;
+  if (env.engine->managed()) {
+    if (env.log) env.log("speed: starting the engine (context " + std::to_string(server.context) + ", " +
                            std::to_string(server.slots) + " slots)");
-    EVALRUN_RETURN_IF_ERROR(env->engine->Start(server.context, std::max(1, server.slots), env->cancel));
+    EVALRUN_RETURN_IF_ERROR(env.engine->Start(server.context, std::max(1, server.slots), env.cancel));
     started->here = true;
   }
-  auto t = env->transports();
+  auto t = env.transports();
   ServerProps props;
   EVALRUN_RETURN_IF_ERROR(FetchServerProps(t.get(), server, &props));
   const int slots = server.slots > 0 ? server.slots : std::max(1, props.total_slots);
@@ -143,7 +143,7 @@ Status Prepare(const SpeedOptions& o, SpeedEnv* env, Started* started, SpeedLimi
   limits->kv_shared = kv.shared;
   limits->kv_pool = kv.tokens;
   limits->kv_assumed = kv.assumed;
-  (*res)["engine"] = EngineFacts(*env, t.get(), props, kv, slots);
+  (*res)["engine"] = EngineFacts(env, t.get(), props, kv, slots);
   (void)o;
   return Status::Ok();
 }
@@ -179,34 +179,33 @@ nlohmann::json FinishCold(const nlohmann::json& rec, const nlohmann::json& steps
   return c;
 }
 
-Status RunPlanned(const SpeedOptions& o, SpeedEnv* env, bool cold, const std::string& why, const SpeedLimits& limits,
+Status RunPlanned(const SpeedOptions& o, const ProcedureEnv& env, bool cold, const std::string& why, const SpeedLimits& limits,
                   nlohmann::json* res) {
   JsonlAppender samples;
-  EVALRUN_RETURN_IF_ERROR(OpenSamples(env->out_dir, &samples));
+  EVALRUN_RETURN_IF_ERROR(OpenSamples(env.job_dir + "/speed", &samples));
   Status write_error = Status::Ok();
-  std::unique_ptr<LoadProbe> probe = std::move(env->probe);
-  if (!probe) probe = MakeMachineProbe(env->engine->pid(), LocalPort(env->engine->origin()), o.guard_ignore, *env->card);
-  LoadGuard guard(std::move(probe), o.guard_interval_s, o.guard_threshold_pct, o.guard_samples);
+  LoadGuard guard(MakeMachineProbe(env.engine->pid(), LocalPort(env.engine->origin()), o.guard_ignore, *env.card),
+                  o.guard_interval_s, o.guard_threshold_pct, o.guard_samples);
   SpeedRunner::Deps deps;
-  deps.senders = env->senders ? env->senders : StreamingSenders(env->transports, env->card->server);
-  deps.tokenizer = env->make_tokenizer ? env->make_tokenizer(env->transports())
-                                       : MakeServerTokenizer(env->transports(), env->card->server, false);
-  deps.server = env->card->server;
-  deps.cancel = env->cancel;
+  deps.senders = StreamingSenders(env.transports, env.card->server);
+  deps.tokenizer = env.make_tokenizer ? env.make_tokenizer(env.transports())
+                                       : MakeServerTokenizer(env.transports(), env.card->server, false);
+  deps.server = env.card->server;
+  deps.cancel = env.cancel;
   deps.guard = &guard;
   deps.sink = [&](const nlohmann::json& rec) {
     Status st = samples.Append(rec);
     if (!st.ok() && write_error.ok()) write_error = st;
     (*res)["prompts"].push_back(PromptEntry(rec));
   };
-  deps.log = env->log;
+  deps.log = env.log;
   deps.nonce = Nonce();
   SpeedRunner runner(o, std::move(deps));
   const std::vector<SpeedStep> plan = PlanSpeedSteps(o, limits);
   for (const SpeedStep& s : plan)
     if (!s.refused.empty()) {
       (*res)["refused"].push_back(s.refused);
-      if (env->log) env->log("speed: " + s.refused);
+      if (env.log) env.log("speed: " + s.refused);
     }
   nlohmann::json cold_rec;
   Status st = ColdAndWarmups(o, &runner, cold, why, &cold_rec, res);
@@ -214,7 +213,7 @@ Status RunPlanned(const SpeedOptions& o, SpeedEnv* env, bool cold, const std::st
     nlohmann::json step;
     st = runner.RunStep(plan[i], &step);
     if (!step.is_null()) (*res)["steps"].push_back(step);
-    if (env->log && step["result"].is_object()) env->log(StepLine(step));
+    if (env.log && step["result"].is_object()) env.log(StepLine(step));
   }
   if (cold_rec.is_object()) (*res)["cold"] = FinishCold(cold_rec, (*res)["steps"]);
   if (st.ok()) st = write_error;
@@ -247,7 +246,7 @@ bool MetricsSayCold(const std::string& metrics_text, std::string* why) {
   return true;
 }
 
-Status RunSpeed(const SpeedOptions& o, SpeedEnv* env, nlohmann::json* result) {
+Status RunSpeed(const SpeedOptions& o, const ProcedureEnv& env, nlohmann::json* result) {
   nlohmann::json& res = *result;
   res = NewResult(o);
   Status st = CheckSpeedOptions(o);
@@ -256,12 +255,12 @@ Status RunSpeed(const SpeedOptions& o, SpeedEnv* env, nlohmann::json* result) {
   if (st.ok()) st = Prepare(o, env, &started, &limits, &res);
   if (st.ok()) {
     std::string why;
-    auto t = env->transports();
-    const bool cold = ColdCheck(*env, started.here, t.get(), &why);
+    auto t = env.transports();
+    const bool cold = ColdCheck(env, started.here, t.get(), &why);
     st = RunPlanned(o, env, cold, why, limits, &res);
   }
   if (started.here) {
-    Status stop = env->engine->Stop();
+    Status stop = env.engine->Stop();
     if (st.ok() && !stop.ok()) st = stop.Prefixed("speed: stopping the engine");
   }
   res["complete"] = st.ok();

@@ -32,28 +32,19 @@
 #include "evals/parts/speed_options.h"
 #include "evals/parts/speed_request.h"
 #include "evals/run/card.h"
+#include "evals/run/part.h"
 #include "evals/server/engine.h"
 #include "evals/server/http.h"
 #include "evals/server/tokenizer.h"
 
 namespace evalrun {
 
-struct SpeedEnv {
-  const Card* card = nullptr;
-  Engine* engine = nullptr;
-  TransportFactory transports;
-  CancelToken* cancel = nullptr;
-  std::function<std::unique_ptr<Tokenizer>(std::unique_ptr<HttpTransport>)> make_tokenizer;
-  std::function<void(const std::string&)> log;  // may be empty
-  std::string out_dir;             // <job>/speed (made when missing)
-  SpeedSenderFactory senders;      // empty: StreamingChat over `transports`
-  std::unique_ptr<LoadProbe> probe;  // null: this machine's (MakeMachineProbe)
-};
-
 // *result is set also when the status is not Ok. Errors: InvalidInput (bad
 // options), Unavailable (the engine did not start, /props failed), IoError
 // (samples.jsonl), Cancelled (interrupted; what was measured is kept).
-Status RunSpeed(const SpeedOptions& o, SpeedEnv* env, nlohmann::json* result);
+// Writes <env.job_dir>/speed/samples.jsonl (the folder made when missing);
+// env.log may be empty, env.make_tokenizer too (then the server's own).
+Status RunSpeed(const SpeedOptions& o, const ProcedureEnv& env, nlohmann::json* result);
 
 // Whether /metrics text says the server has served nothing: every
 // llamacpp:*_total counter is 0. *why says why not (or that it cannot tell).
