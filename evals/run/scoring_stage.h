@@ -75,7 +75,7 @@ class ScoringStage {
 
   int submitted() const;
   int sunk() const;
-  // Submitted, not yet sunk nor skipped: the sink may sync when this is 0.
+  // Submitted, not yet sunk nor skipped (what is left to score).
   int backlog() const;
 
  private:
