@@ -15,12 +15,17 @@ Status ParseJsonl(std::string_view text, const std::string& source,
     pos = end + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    EVALRUN_RETURN_IF_ERROR(CheckJsonBounds(line, source + ":" + std::to_string(line_no)));
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded())
-      return Status::InvalidInput(source + ":" + std::to_string(line_no) + ": not a JSON line");
+    nlohmann::json j;
+    EVALRUN_RETURN_IF_ERROR(ParseJsonLine(line, source + ":" + std::to_string(line_no), &j));
     EVALRUN_RETURN_IF_ERROR(row(line_no, j));
   }
+  return Status::Ok();
+}
+
+Status ParseJsonLine(std::string_view line, const std::string& where, nlohmann::json* out) {
+  EVALRUN_RETURN_IF_ERROR(CheckJsonBounds(line, where));
+  *out = nlohmann::json::parse(line, nullptr, false);
+  if (out->is_discarded()) return Status::InvalidInput(where + ": not a JSON line");
   return Status::Ok();
 }
 

@@ -21,6 +21,11 @@ namespace evalrun {
 Status ParseJsonl(std::string_view text, const std::string& source,
                   const std::function<Status(int, const nlohmann::json&)>& row);
 
+// One line of JSON Lines, parsed as ParseJsonl parses each: bounds checked
+// (json_bounds.h), then InvalidInput "<where>: not a JSON line" when it is
+// not JSON.
+Status ParseJsonLine(std::string_view line, const std::string& where, nlohmann::json* out);
+
 // One JSON value as a single line (UTF-8; invalid bytes replaced), no newline.
 std::string DumpLine(const nlohmann::json& j);
 

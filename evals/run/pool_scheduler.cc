@@ -61,7 +61,9 @@ bool Scheduler::Acquire(int e, CancelToken* cancel, size_t* index, int* epoch, i
       }
     }
     // Woken by a release, a return, the end of an outage, or cancel.
+    ++slot_waiters_;
     cv_.wait_for(l, std::chrono::milliseconds(200));
+    --slot_waiters_;
   }
   end_wait();
   return false;
@@ -79,7 +81,10 @@ void Scheduler::Release(int e, size_t i, bool answered) {
     ++ep.max_in_flight_cap;
     if (ep.max_in_flight_cap >= ep.cap_before) ep.max_in_flight_cap = kNoCap;
   }
-  cv_.notify_all();
+  // Only a worker waiting for room, or a wait for the end, wants to know: a
+  // wake-up per answer of a thread that only waits for the end cost it 30 ms
+  // of CPU over 600 answers.
+  if (slot_waiters_ > 0 || IdleLocked()) cv_.notify_all();
 }
 
 bool Scheduler::ReturnForCapacity(int e, size_t i, int epoch, bool* tightened) {
@@ -177,6 +182,11 @@ bool Scheduler::dropped(int e) {
 bool Scheduler::Idle() {
   std::lock_guard<std::mutex> l(mu_);
   return IdleLocked();
+}
+
+int Scheduler::InFlight() {
+  std::lock_guard<std::mutex> l(mu_);
+  return in_flight_;
 }
 
 void Scheduler::WaitIdle(CancelToken* cancel) {

@@ -72,6 +72,8 @@ class Scheduler {
   // Nothing queued and nothing in flight anywhere: the work is done (or
   // only requests that failed for good are left).
   bool Idle();
+  // Requests taken and not yet released or returned, on every endpoint.
+  int InFlight();
   // Blocks until Idle(), Stop() or `cancel`, checking every 0.2 s.
   void WaitIdle(CancelToken* cancel);
 
@@ -109,6 +111,7 @@ class Scheduler {
   std::vector<Endpoint> eps_;
   int live_;
   int in_flight_ = 0;
+  int slot_waiters_ = 0;  // Acquire calls waiting on cv_ now
   bool stopping_ = false;
   std::map<size_t, int> returns_;
   std::map<size_t, int> avoid_;  // request -> the endpoint that sent it back (ReturnForOutage)

@@ -146,8 +146,10 @@ class RequestPool {
   // The writer takes every answer waiting, calls `on_done(i, result)` for
   // each (in arrival order, never two at once: score and write there), then
   // `on_batch_end()` once (may be empty: make the batch durable there, one
-  // fsync for all). With one slot a batch is one answer; with many, answers
-  // that arrive during an fsync share the next one. stats().done counts
+  // fsync for all). Answers that arrive during an fsync share the next one,
+  // and while other requests are in flight the writer waits up to 2 ms for
+  // answers finishing together (group commit, request_pool.cc: kLinger);
+  // on_done has run for each before the wait. stats().done counts
   // answers whose batch has ended. At most 4 x slots answers wait for the
   // writer (the batch it is on, and up to 2 x slots queued behind it);
   // beyond that workers wait (a disk slower than the server holds them back
