@@ -1,9 +1,12 @@
-// evals/base's small helpers: files.h, time_text.h, comma_list.h, and the
-// real clock's sleep.
+// evals/base's small helpers: files.h, time_text.h, comma_list.h, the real
+// clock's sleep and the cancel token's links.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
 
+#include <thread>
+
+#include "evals/base/cancel.h"
 #include "evals/base/clock.h"
 #include "evals/base/comma_list.h"
 #include "evals/base/files.h"
@@ -84,6 +87,26 @@ TEST(RealClockTest, SleepForSleepsAndACancelledTokenDoesNot) {
   w.Restart();
   EXPECT_FALSE(clock->SleepFor(30, &cancel));
   EXPECT_LT(w.Seconds(), 5);
+}
+
+// A linked token is cancelled with its parent: a sleeper on the child wakes
+// at once, without anything polling the parent; after Unlink it is not.
+TEST(CancelTokenTest, ALinkedTokenIsCancelledWithItsParentUntilUnlinked) {
+  CancelToken parent, child, other;
+  parent.Link(&child);
+  parent.Link(&other);
+  parent.Unlink(&other);
+  Stopwatch w(RealClock::Default());
+  std::thread t([&] { EXPECT_FALSE(child.SleepFor(30)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  parent.Cancel();
+  t.join();
+  EXPECT_LT(w.Seconds(), 5);
+  EXPECT_TRUE(child.cancelled());
+  EXPECT_FALSE(other.cancelled());
+  CancelToken late;
+  parent.Link(&late);  // the parent is cancelled already
+  EXPECT_TRUE(late.cancelled());
 }
 
 }  // namespace

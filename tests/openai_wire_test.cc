@@ -83,5 +83,41 @@ TEST(OpenAiWireTest, RequestBody) {
   EXPECT_FALSE(nlohmann::json::parse(ChatRequestBody(p, "")).contains("model"));
 }
 
+// The body as a JSON object built and dumped: what ChatRequestBody wrote
+// before it wrote the bytes itself. They must stay the same bytes.
+std::string BodyAsDumpedObject(const Prompt& prompt, const std::string& model) {
+  nlohmann::json j;
+  if (!model.empty()) j["model"] = model;
+  j["messages"] = nlohmann::json::array();
+  for (const auto& m : prompt.messages) j["messages"].push_back({{"role", m.role}, {"content", m.content}});
+  const GenParams& p = prompt.params;
+  if (p.max_tokens > 0) j["max_tokens"] = p.max_tokens;
+  if (p.temperature) j["temperature"] = *p.temperature;
+  if (p.top_k) j["top_k"] = *p.top_k;
+  if (p.top_p) j["top_p"] = *p.top_p;
+  if (p.seed) j["seed"] = *p.seed;
+  if (p.enable_thinking) j["chat_template_kwargs"] = {{"enable_thinking", *p.enable_thinking}};
+  if (p.reasoning_budget) j["reasoning_budget_tokens"] = *p.reasoning_budget;
+  if (p.cache_prompt) j["cache_prompt"] = *p.cache_prompt;
+  j["stream"] = false;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+TEST(OpenAiWireTest, RequestBodyBytesAreThoseOfTheDumpedObject) {
+  std::vector<Prompt> prompts(4);
+  prompts[0].messages.push_back({"user", "plain"});
+  prompts[1].messages = {{"system", "s\"q\\\n\t\x01\x1f\x7f"},
+                         {"user", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+                         {"assistant", "bad \xff\xfe utf8 \xc3 cut"},
+                         {"user", ""}};
+  prompts[1].params = {4000, 0.7, 20, 0.95, -3, true, 512, false};
+  prompts[2].messages.push_back({"user", std::string(5000, 'x') + "</s>"});
+  prompts[2].params = {1, 1e-5, 0, 1.0, int64_t{1} << 53, false, std::nullopt, true};
+  prompts[3].params.temperature = 0.0;  // no messages at all
+  for (const Prompt& p : prompts)
+    for (const std::string model : {"", "m", "we\"ird\xff"})
+      EXPECT_EQ(ChatRequestBody(p, model), BodyAsDumpedObject(p, model));
+}
+
 }  // namespace
 }  // namespace evalrun

@@ -6,10 +6,12 @@
 #ifndef EVALRUN_EVALS_BASE_CANCEL_H_
 #define EVALRUN_EVALS_BASE_CANCEL_H_
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <vector>
 
 namespace evalrun {
 
@@ -20,8 +22,27 @@ class CancelToken {
     {
       std::lock_guard<std::mutex> l(mu_);
       cancelled_.store(true);
+      for (CancelToken* t : linked_) t->Cancel();  // under mu_: an Unlink waits for this
     }
     cv_.notify_all();
+  }
+  // While linked, cancelling this token cancels `child` too (at once when
+  // this one is cancelled already): a narrower token (one request pool's
+  // waits) follows the run's without a thread polling for it. Unlink
+  // before `child` is destroyed.
+  void Link(CancelToken* child) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (!cancelled_.load()) {
+        linked_.push_back(child);
+        return;
+      }
+    }
+    child->Cancel();
+  }
+  void Unlink(CancelToken* child) {
+    std::lock_guard<std::mutex> l(mu_);
+    linked_.erase(std::remove(linked_.begin(), linked_.end(), child), linked_.end());
   }
   bool cancelled() const { return cancelled_.load(); }
 
@@ -42,6 +63,7 @@ class CancelToken {
   std::atomic<const char*> note_{"no new requests; waiting for the answers in flight"};
   std::mutex mu_;
   std::condition_variable cv_;
+  std::vector<CancelToken*> linked_;
 };
 
 }  // namespace evalrun

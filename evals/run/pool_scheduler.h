@@ -74,7 +74,8 @@ class Scheduler {
   bool Idle();
   // Requests taken and not yet released or returned, on every endpoint.
   int InFlight();
-  // Blocks until Idle(), Stop() or `cancel`, checking every 0.2 s.
+  // Blocks until Idle() or Stop() (both wake it), or `cancel` (seen within
+  // a second: a waiter that must end at once on cancel is linked to it).
   void WaitIdle(CancelToken* cancel);
 
   void Stop();

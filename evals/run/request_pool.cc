@@ -62,11 +62,19 @@ class AnswerQueue {
  public:
   explicit AnswerQueue(size_t capacity) : capacity_(capacity) {}
 
+  // The writer waits only on an empty queue, so only the first answer into
+  // one wakes it; the wake-up comes after the lock is let go (else the
+  // writer wakes only to wait for it: 4 slots answering together made that
+  // a futex wait and wake each).
   void Push(size_t index, CallResult result) {
-    std::unique_lock<std::mutex> l(mu_);
-    not_full_.wait(l, [&] { return items_.size() < capacity_; });
-    items_.emplace_back(index, std::move(result));
-    not_empty_.notify_one();
+    bool was_empty = false;
+    {
+      std::unique_lock<std::mutex> l(mu_);
+      not_full_.wait(l, [&] { return items_.size() < capacity_; });
+      was_empty = items_.empty();
+      items_.emplace_back(index, std::move(result));
+    }
+    if (was_empty) not_empty_.notify_one();
   }
 
   // No more pushes will come; PopAll returns false once the queue is empty.
@@ -259,6 +267,7 @@ std::vector<CallResult> RequestPool::Pass::Run() {
   for (auto& t : threads) t.join();
   sched_.Stop();
   if (monitor.joinable()) monitor.join();
+  if (cancel_) cancel_->Unlink(&wait_cancel_);
   answers_.Close();
   writer.join();
   pool_.mean_in_flight_ = sched_.MeanInFlight();
@@ -325,11 +334,13 @@ int RequestPool::Pass::Hand(std::vector<std::pair<size_t, CallResult>>* batch) {
 }
 
 // With a watch on any endpoint: a thread that ends the endpoints' waits for
-// their servers once the work is done (or the run stops or is cancelled).
+// their servers once the work is done or the run stops. Cancelling the run
+// ends them at once (the run's token is linked to theirs until Run ends).
 std::thread RequestPool::Pass::StartMonitor() {
   bool any_watch = false;
   for (const auto& e : pool_.endpoints_) any_watch |= e.watch != nullptr;
   if (!any_watch) return std::thread();
+  if (cancel_) cancel_->Link(&wait_cancel_);
   return std::thread([this] {
     NameThisThread("evalrun-watch");
     sched_.WaitIdle(cancel_);

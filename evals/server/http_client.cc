@@ -329,6 +329,9 @@ class SocketTransport : public HttpTransport {
                       bool* broke, bool* stopped) {
     char buf[64 * 1024];
     *broke = *stopped = false;
+    // Nothing can have come yet: wait before the first read (a read first
+    // is one failed system call per request).
+    if (!WaitFd(fd_, POLLIN, deadline)) return "connection closed or reset while reading the reply (or read timeout)";
     while (reader->state() == HttpReplyReader::State::kNeedMore) {
       if (reader->started() && std::chrono::steady_clock::now() > deadline) return TooSlow(timeout_s);
       const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
