@@ -238,9 +238,15 @@ class ProfileReader : public nlohmann::json_sax<nlohmann::json> {
 
   bool Number(double v) {
     if (depth_ == 2) {
-      std::u32string text = py::DecodeUtf8All(key_);
-      size_t length = text.size();
-      grams.push_back({langdetect::PackGram(text.data(), std::min<size_t>(length, 3)), length, v});
+      // The first 3 code points and the length in code points, without a
+      // string per gram (184,294 grams).
+      char32_t first[3] = {0, 0, 0};
+      size_t length = 0;
+      for (size_t pos = 0; pos < key_.size(); ++length) {
+        const char32_t c = py::DecodeUtf8(key_, &pos);
+        if (length < 3) first[length] = c;
+      }
+      grams.push_back({langdetect::PackGram(first, std::min<size_t>(length, 3)), length, v});
       return true;
     }
     if (depth_ == 1 && in_array_) {
