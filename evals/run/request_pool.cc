@@ -35,15 +35,17 @@ double SecondsBetween(SteadyClock::time_point a, SteadyClock::time_point b) {
 // Group commit: answers that arrive within kLinger of one another share
 // one on_batch_end (the caller's fdatasync). Slots of one server given
 // prompts of like length finish together (llama-server decodes them in one
-// batch: measured, 248 of 600 answers within 0.5 ms of the one before); a
-// sync each cost the writer most of its CPU (0.2-0.3 ms each on a virtual
-// disk, against ~0.03 ms for a wait that catches nothing). Lingering
+// batch: measured, 136-248 of 600 answers within 0.5 ms of the one before,
+// 92-115 more within 2-5 ms); a sync each cost the writer most of its CPU
+// (0.2-0.3 ms each on a virtual disk, against ~0.03 ms for a wait that
+// catches nothing). 600 answers took 380-463 syncs with a 2 ms linger,
+// 225-337 with 4 ms. Lingering
 // happens only while other requests are in flight, and only while it pays:
 // when fewer than 1 in 10 recent lingers caught an answer, only every 16th
 // batch lingers (to notice when it would pay again). Every line is written
 // (write(2)) before the linger: a killed evalrun loses nothing it did not
 // lose before; only a machine crash within the linger could.
-constexpr auto kLinger = std::chrono::microseconds(2000);
+constexpr auto kLinger = std::chrono::microseconds(4000);
 
 class GroupCommit {
  public:

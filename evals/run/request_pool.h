@@ -147,7 +147,7 @@ class RequestPool {
   // each (in arrival order, never two at once: score and write there), then
   // `on_batch_end()` once (may be empty: make the batch durable there, one
   // fsync for all). Answers that arrive during an fsync share the next one,
-  // and while other requests are in flight the writer waits up to 2 ms for
+  // and while other requests are in flight the writer waits up to 4 ms for
   // answers finishing together (group commit, request_pool.cc: kLinger);
   // on_done has run for each before the wait. stats().done counts
   // answers whose batch has ended. At most 4 x slots answers wait for the
