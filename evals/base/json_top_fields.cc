@@ -77,7 +77,8 @@ bool ScanTopLevelFields(std::string_view line, const std::vector<std::string_vie
     return false;
   }
   i = SkipSpace(line, i + 1);
-  if (i < line.size() && line[i] == '}') return SkipSpace(line, i + 1) == line.size() || Fail(error, "text after the object", i + 1);
+  if (i < line.size() && line[i] == '}')  // {}
+    return SkipSpace(line, i + 1) == line.size() || Fail(error, "text after the object", i + 1);
   for (;;) {
     if (i >= line.size() || line[i] != '"') return Fail(error, "expected a key", i);
     const size_t key_start = i;

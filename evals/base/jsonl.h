@@ -14,6 +14,11 @@
 
 namespace evalrun {
 
+// Calls `line(line_number, text)` for every line of `text` that is not
+// blank (spaces and tabs), a trailing '\r' cut; stops at the first error.
+// The lines ParseJsonl parses, for a reader that parses only some of them.
+Status ForEachJsonlLine(std::string_view text, const std::function<Status(int, std::string_view)>& line);
+
 // Calls `row(line_number, json)` for every non-empty line of `text`. A line
 // that is not JSON stops with InvalidInput naming `source:line`. A last line
 // without its newline is parsed like the others (use ReadJsonlPrefix to

@@ -69,17 +69,7 @@ class RowIndex {
   Status Open(const std::string& path) {
     path_ = path;
     EVALRUN_RETURN_IF_ERROR(file_.Open(path));
-    const std::string_view text = file_.text();
-    int line_no = 0;
-    for (size_t pos = 0; pos < text.size();) {
-      const size_t nl = std::min(text.find('\n', pos), text.size());
-      ++line_no;
-      std::string_view line = text.substr(pos, nl - pos);
-      pos = nl + 1;
-      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-      EVALRUN_RETURN_IF_ERROR(AddLine(line, line_no));
-    }
-    return Status::Ok();
+    return ForEachJsonlLine(file_.text(), [this](int number, std::string_view line) { return AddLine(line, number); });
   }
 
   const std::vector<std::string>& ids() const { return ids_; }
@@ -107,12 +97,11 @@ class RowIndex {
   // file), anything else through JsonFields.
   Status AddLine(std::string_view line, int number) {
     static const std::vector<std::string_view> kKeys = {"question_id", "category"};
-    std::vector<std::string_view>& raw = raw_;
     std::string error;
-    if (!ScanTopLevelFields(line, kKeys, &raw, &error))
+    if (!ScanTopLevelFields(line, kKeys, &raw_, &error))
       return Status::InvalidInput(path_ + ":" + std::to_string(number) + ": " + error);
     int64_t id = 0;
-    const std::string_view id_text = raw[0], cat = raw[1];
+    const std::string_view id_text = raw_[0], cat = raw_[1];
     const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
     const bool plain = !id_text.empty() && ec == std::errc() && end == id_text.data() + id_text.size() &&
                        cat.size() >= 2 && cat.front() == '"' && cat.back() == '"' &&
@@ -121,7 +110,7 @@ class RowIndex {
     if (plain) {
       category.assign(cat.substr(1, cat.size() - 2));
     } else {
-      EVALRUN_RETURN_IF_ERROR(DecodeFields(raw, path_ + ":" + std::to_string(number), &id, &category));
+      EVALRUN_RETURN_IF_ERROR(DecodeFields(raw_, path_ + ":" + std::to_string(number), &id, &category));
     }
     ids_.push_back(std::to_string(id));
     categories_.push_back(std::move(category));

@@ -29,9 +29,6 @@ double SecondsBetween(SteadyClock::time_point a, SteadyClock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-// Answers that arrived and wait for on_done, in arrival order. Bounded, so
-// that a writer slower than the server (a very slow disk) holds the workers
-// back instead of growing without limit.
 // Group commit: answers that arrive within kLinger of one another share
 // one on_batch_end (the caller's fdatasync). Slots of one server given
 // prompts of like length finish together (llama-server decodes them in one
@@ -39,12 +36,12 @@ double SecondsBetween(SteadyClock::time_point a, SteadyClock::time_point b) {
 // 92-115 more within 2-5 ms); a sync each cost the writer most of its CPU
 // (0.2-0.3 ms each on a virtual disk, against ~0.03 ms for a wait that
 // catches nothing). 600 answers took 380-463 syncs with a 2 ms linger,
-// 225-337 with 4 ms. Lingering
-// happens only while other requests are in flight, and only while it pays:
-// when fewer than 1 in 10 recent lingers caught an answer, only every 16th
-// batch lingers (to notice when it would pay again). Every line is written
-// (write(2)) before the linger: a killed evalrun loses nothing it did not
-// lose before; only a machine crash within the linger could.
+// 225-337 with 4 ms. Lingering happens only while other requests are in
+// flight, and only while it pays: when fewer than 1 in 10 recent lingers
+// caught an answer, only every 16th batch lingers (to notice when it would
+// pay again). Every line is written (write(2)) before the linger: a killed
+// evalrun loses nothing it did not lose before; only a machine crash within
+// the linger could.
 constexpr auto kLinger = std::chrono::microseconds(4000);
 
 class GroupCommit {
@@ -60,6 +57,9 @@ class GroupCommit {
   int skipped_ = 0;
 };
 
+// Answers that arrived and wait for on_done, in arrival order. Bounded, so
+// that a writer slower than the server (a very slow disk) holds the workers
+// back instead of growing without limit.
 class AnswerQueue {
  public:
   explicit AnswerQueue(size_t capacity) : capacity_(capacity) {}
@@ -92,6 +92,20 @@ class AnswerQueue {
     out->clear();
     std::unique_lock<std::mutex> l(mu_);
     not_empty_.wait(l, [&] { return !items_.empty() || closed_; });
+    return TakeLocked(out);
+  }
+
+  // Appends every answer waiting, waiting until `deadline` for one when
+  // none is; false when none came (or the queue is closed and empty).
+  bool PopUntil(std::vector<std::pair<size_t, CallResult>>* out, std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock<std::mutex> l(mu_);
+    not_empty_.wait_until(l, deadline, [&] { return !items_.empty() || closed_; });
+    return TakeLocked(out);
+  }
+
+ private:
+  // Moves every waiting answer to *out (appended); false when there was none.
+  bool TakeLocked(std::vector<std::pair<size_t, CallResult>>* out) {
     if (items_.empty()) return false;
     for (auto& item : items_) out->push_back(std::move(item));
     items_.clear();
@@ -99,19 +113,6 @@ class AnswerQueue {
     return true;
   }
 
-  // Appends every answer waiting, waiting until `deadline` for one when
-  // none is; false when none came (or the queue is closed and empty).
-  bool PopUntil(std::vector<std::pair<size_t, CallResult>>* out, std::chrono::steady_clock::time_point deadline) {
-    std::unique_lock<std::mutex> l(mu_);
-    if (!not_empty_.wait_until(l, deadline, [&] { return !items_.empty() || closed_; }) || items_.empty())
-      return false;
-    for (auto& item : items_) out->push_back(std::move(item));
-    items_.clear();
-    not_full_.notify_all();
-    return true;
-  }
-
- private:
   const size_t capacity_;
   std::mutex mu_;
   std::condition_variable not_empty_, not_full_;
