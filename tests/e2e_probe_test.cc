@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evals/base/jsonl.h"
 #include "evals/base/sha256.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_logprobs.h"
@@ -149,13 +150,15 @@ TEST_F(E2eProbe, KilledRunResumesAskingOnlyTheRest) {
   FakeServer server(o);
   ASSERT_TRUE(server.Start());
   const std::string card = Card(server.base_url(), R"({"positions": 40, "top_logprobs": 4, "context_words": 12})");
-  const std::string samples = dir_ + "/runs/k/probe/samples.jsonl";
+  // What counts as answered is the answer journal (the scoring stage writes
+  // samples.jsonl after, in batches): killed once 8 answers are in it.
+  const std::string journal = dir_ + "/runs/k/probe/answers.jsonl";
   std::vector<std::string> argv = {EvalrunBinary(), "--card", card, "--job", "k", "--out", dir_ + "/runs",
                                    "--data-dir", DatasetsDir()};
   int pid = SpawnBinary(argv, dir_ + "/o.txt", dir_ + "/e.txt");
   ASSERT_GT(pid, 0);
   auto lines = [&] {
-    const std::string t = ReadFile(samples);
+    const std::string t = ReadFile(journal);
     return static_cast<size_t>(std::count(t.begin(), t.end(), '\n'));
   };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -163,11 +166,15 @@ TEST_F(E2eProbe, KilledRunResumesAskingOnlyTheRest) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   kill(pid, SIGKILL);
   WaitBinary(pid, 20);
-  const size_t kept = lines();
-  ASSERT_GE(kept, 8u);
-  ASSERT_LT(kept, 40u);
-  std::set<std::string> kept_shas;
-  for (const auto& s : Samples("k", "probe")) kept_shas.insert(s["prompt_sha256"]);
+  std::set<std::string> kept_shas;  // journaled or scored
+  for (const std::string f : {"answers.jsonl", "samples.jsonl"}) {
+    EXPECT_TRUE(ParseJsonl(ReadFile(dir_ + "/runs/k/probe/" + f), f, [&](int, const nlohmann::json& line) {
+                  kept_shas.insert(line["prompt_sha256"].get<std::string>());
+                  return Status::Ok();
+                }).ok());
+  }
+  ASSERT_GE(kept_shas.size(), 8u);
+  ASSERT_LT(kept_shas.size(), 40u);
   const size_t asked_before = server.requests().size();
 
   BinaryResult r = RunBinary(argv, 120);

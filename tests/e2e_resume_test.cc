@@ -114,7 +114,11 @@ TEST_F(E2eResume, KillNineThenResumeAnswersEachQuestionOnce) {
   const std::string samples_path = SamplesPath("k");
   int pid = SpawnBinary(Argv(card, "k"), dir_ + "/out1.txt", dir_ + "/err1.txt");
   ASSERT_GT(pid, 0);
-  bool enough = WaitFor([&] { return CountLines(ReadFile(samples_path)) >= 8; }, 60);
+  // Answers count once journaled; the scoring stage writes samples.jsonl
+  // after, in batches (its first answer at once).
+  const std::string journal_path = dir_ + "/runs/k/mmlupro/answers.jsonl";
+  bool enough = WaitFor(
+      [&] { return CountLines(ReadFile(journal_path)) >= 8 && CountLines(ReadFile(samples_path)) >= 1; }, 60);
   kill(pid, SIGKILL);
   BinaryResult killed = WaitBinary(pid, 20);
   ASSERT_TRUE(enough) << ReadFile(dir_ + "/err1.txt");
@@ -126,7 +130,7 @@ TEST_F(E2eResume, KillNineThenResumeAnswersEachQuestionOnce) {
   std::string kept;
   const nlohmann::json torn = TearLastLine(samples_path, &kept);
   std::string kept_journal;
-  const nlohmann::json torn_answer = TearLastLine(dir_ + "/runs/k/mmlupro/answers.jsonl", &kept_journal);
+  const nlohmann::json torn_answer = TearLastLine(journal_path, &kept_journal);
   const std::string run_json = ReadFile(dir_ + "/runs/k/run.json");
   std::set<std::string> kept_shas = Shas(kept), journaled_shas = Shas(kept_journal);
   ASSERT_EQ(kept_shas.size(), CountLines(kept));
@@ -184,7 +188,7 @@ TEST_F(E2eResume, CtrlCStopsCleanlyAndResumes) {
   const std::string card = MmluCard(server.base_url(), kQuestions);
   int pid = SpawnBinary(Argv(card, "c"), dir_ + "/out1.txt", dir_ + "/err1.txt");
   ASSERT_GT(pid, 0);
-  bool enough = WaitFor([&] { return CountLines(ReadFile(SamplesPath("c"))) >= 3; }, 60);
+  bool enough = WaitFor([&] { return CountLines(ReadFile(dir_ + "/runs/c/mmlupro/answers.jsonl")) >= 3; }, 60);
   kill(pid, SIGINT);
   BinaryResult r = WaitBinary(pid, 60);
   ASSERT_TRUE(enough) << ReadFile(dir_ + "/err1.txt");

@@ -242,6 +242,44 @@ TEST(RequestPoolTest, AnswersFinishingTogetherShareOneSync) {
   EXPECT_LE(batches, 20);
 }
 
+// Four slots' answers come 8 ms apart after each barrier, each saying it
+// took `latency_ms`.
+class StaggeredClient : public Client {
+ public:
+  StaggeredClient(std::barrier<>* round, double latency_ms) : round_(round), latency_ms_(latency_ms) {}
+  CallResult Complete(const Prompt& p) override {
+    round_->arrive_and_wait();
+    const int k = std::stoi(p.messages[0].content) % 4;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2 + 8 * k));
+    CallResult r = EchoAnswer(p);
+    r.latency_ms = latency_ms_;
+    return r;
+  }
+
+ private:
+  std::barrier<>* round_;
+  double latency_ms_;
+};
+
+int BatchEndsOfStaggeredAnswers(double latency_ms) {
+  std::barrier<> round(4);
+  RequestPool pool(4, [&] { return std::make_unique<StaggeredClient>(&round, latency_ms); });
+  int answered = 0, batches = 0;
+  pool.Run(MakePrompts(40), AllIndices(40), [&](size_t, const CallResult&) { ++answered; }, nullptr, {},
+           [&] { ++batches; });
+  EXPECT_EQ(answered, 40);
+  return batches;
+}
+
+// The group commit waits for more answers as long as a tenth of the
+// answers' own time (at most 50 ms): answers of half a second each, 8 ms
+// apart, share one sync a round; answers of 20 ms each are not held for
+// longer than 4 ms, so 8 ms apart each gets its own.
+TEST(RequestPoolTest, TheGroupCommitWaitsLongerForLongerAnswers) {
+  EXPECT_LE(BatchEndsOfStaggeredAnswers(500), 15);  // 10 rounds
+  EXPECT_GE(BatchEndsOfStaggeredAnswers(20), 25);
+}
+
 std::string ThisThreadName() {
   char name[16] = {0};
   pthread_getname_np(pthread_self(), name, sizeof name);

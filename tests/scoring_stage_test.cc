@@ -68,6 +68,29 @@ TEST(ScoringStage, SubmitReturnsAtOnceScoresAtItsConcurrencyAndSinksOneAtATime) 
   EXPECT_EQ(sunk, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
 }
 
+// One scoring thread wakes once for answers that come close together (the
+// first at once, the rest gathered), and Wait does not wait out a gathering.
+TEST(ScoringStage, AnswersComingCloseTogetherShareAWakeUpAndWaitEndsTheGathering) {
+  std::atomic<int> sunk{0};
+  ScoringStage stage(
+      {1, 0}, [](size_t, UnscoredAnswer a) { return std::move(a.record); }, [&](size_t, SampleRecord) { ++sunk; },
+      nullptr);
+  stage.Submit(0, UnscoredAnswer());
+  for (int k = 0; k < 200 && sunk.load() < 1; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(sunk.load(), 1);  // the first answer woke the feeder at once
+  for (size_t i = 1; i <= 10; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    stage.Submit(i, UnscoredAnswer());
+  }
+  const double t0 = Now();
+  stage.Wait();
+  EXPECT_LT(Now() - t0, 0.25);  // not the 0.4 s left of the gathering
+  EXPECT_EQ(sunk.load(), 11);
+  // 11 answers 10 ms apart: the first alone, the rest in one or two more.
+  EXPECT_LE(stage.feeder_batches(), 4);
+  EXPECT_GE(stage.feeder_batches(), 2);
+}
+
 TEST(ScoringStage, ACancelledStageSkipsWhatHasNotStarted) {
   CancelToken cancel;
   std::atomic<int> scored{0};

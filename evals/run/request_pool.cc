@@ -29,32 +29,46 @@ double SecondsBetween(SteadyClock::time_point a, SteadyClock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-// Group commit: answers that arrive within kLinger of one another share
-// one on_batch_end (the caller's fdatasync). Slots of one server given
-// prompts of like length finish together (llama-server decodes them in one
-// batch: measured, 136-248 of 600 answers within 0.5 ms of the one before,
-// 92-115 more within 2-5 ms); a sync each cost the writer most of its CPU
-// (0.2-0.3 ms each on a virtual disk, against ~0.03 ms for a wait that
-// catches nothing). 600 answers took 380-463 syncs with a 2 ms linger,
-// 225-337 with 4 ms. Lingering happens only while other requests are in
-// flight, and only while it pays: when fewer than 1 in 10 recent lingers
-// caught an answer, only every 16th batch lingers (to notice when it would
-// pay again). Every line is written (write(2)) before the linger: a killed
-// evalrun loses nothing it did not lose before; only a machine crash within
-// the linger could.
-constexpr auto kLinger = std::chrono::microseconds(4000);
-
+// Group commit: answers that arrive within the linger of one another share
+// one on_batch_end (the caller's fdatasync). A sync costs the writer most of
+// its CPU (0.15-0.25 ms each on a virtual disk, against ~0.05 ms for a wait
+// that catches nothing), and answers come close together: slots of one
+// server given like prompts finish in one decode batch, and their replies
+// reach us a few ms apart. How long to wait is bounded by what a machine
+// crash in it would cost: a tenth of the answers' own time (a moving
+// average), at least 4 ms (a decode batch's replies) and at most 50 ms. On
+// llama-server with stories260K at max_tokens 8 (~0.4 s an answer) that is
+// ~40 ms: 600 answers took 250-340 syncs, against 410-510 with a fixed 4 ms.
+// Lingering happens only while other requests are in flight, and only while
+// it pays: when fewer than 1 in 10 recent lingers caught an answer, only
+// every 16th batch lingers (to notice when it would pay again). Every line
+// is written (write(2)) before the linger: a killed evalrun loses nothing;
+// only a machine crash within the linger could.
 class GroupCommit {
  public:
+  static constexpr auto kMinLinger = std::chrono::microseconds(4000);
+  static constexpr auto kMaxLinger = std::chrono::microseconds(50000);
+  static constexpr double kShareOfAnswer = 0.1;
+
   bool Wanted(int in_flight) {
     if (in_flight <= 0) return false;
     return catch_rate_ >= 0.1 || ++skipped_ % 16 == 0;
   }
   void Caught(bool any) { catch_rate_ = 0.9 * catch_rate_ + (any ? 0.1 : 0.0); }
+  // An answer that took `latency_ms` (0: none measured, not counted).
+  void Answered(double latency_ms) {
+    if (latency_ms <= 0) return;
+    answer_ms_ = answer_ms_ < 0 ? latency_ms : 0.9 * answer_ms_ + 0.1 * latency_ms;
+  }
+  std::chrono::microseconds Linger() const {
+    const auto share = std::chrono::microseconds(static_cast<int64_t>(kShareOfAnswer * answer_ms_ * 1000));
+    return std::clamp(share, kMinLinger, kMaxLinger);
+  }
 
  private:
   double catch_rate_ = 1.0;  // moving average over ~10 lingers
   int skipped_ = 0;
+  double answer_ms_ = -1;    // moving average of the answers' latency
 };
 
 // Answers that arrived and wait for on_done, in arrival order. Bounded, so
@@ -195,7 +209,7 @@ class RequestPool::Pass {
   static std::vector<std::vector<std::unique_ptr<Client>>> MakeClients(RequestPool& pool,
                                                                        const std::vector<int>& workers);
   void WriteAnswers();
-  int Hand(std::vector<std::pair<size_t, CallResult>>* batch);
+  int Hand(std::vector<std::pair<size_t, CallResult>>* batch, GroupCommit* group);
   std::thread StartMonitor();
   void Stop(const Status& why);
   void Drop(int e, const Status& why);
@@ -297,12 +311,12 @@ void RequestPool::Pass::WriteAnswers() {
   auto last_trim = SteadyClock::now();
   GroupCommit group;
   while (answers_.PopAll(&batch)) {
-    int answers = Hand(&batch);
+    int answers = Hand(&batch, &group);
     if (group.Wanted(sched_.InFlight())) {
-      const auto until = SteadyClock::now() + kLinger;
+      const auto until = SteadyClock::now() + group.Linger();
       bool caught = false;
       while (answers_.PopUntil(&batch, until)) {
-        answers += Hand(&batch);
+        answers += Hand(&batch, &group);
         caught = true;
       }
       group.Caught(caught);
@@ -326,8 +340,10 @@ void RequestPool::Pass::WriteAnswers() {
 }
 
 // on_done for each answer of *batch, which is emptied; how many there were.
-int RequestPool::Pass::Hand(std::vector<std::pair<size_t, CallResult>>* batch) {
+// Each answer's latency goes to `group`.
+int RequestPool::Pass::Hand(std::vector<std::pair<size_t, CallResult>>* batch, GroupCommit* group) {
   for (auto& [i, r] : *batch) {
+    if (r.status == CallStatus::kOk) group->Answered(r.latency_ms);
     results_[i] = std::move(r);
     if (on_done_) on_done_(i, results_[i]);
   }

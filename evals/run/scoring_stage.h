@@ -6,8 +6,9 @@
 // Built on oneTBB: a task_arena of `concurrency` threads. With one (the
 // default), a feeder thread of the stage's own takes the answers Submit
 // queues and runs them in the arena as task_groups, then sleeps (an arena
-// worker would spin after each task); with several, Submit enqueues into
-// the arena and its workers run them. Every scoring thread runs at `nice`
+// worker would spin after each task), gathering what comes in the next
+// 0.5 s into one batch (Wait ends the gathering at once); with several,
+// Submit enqueues into the arena and its workers run them. Every scoring thread runs at `nice`
 // (the feeder sets it, an observer sets it as a worker enters the arena),
 // so on a machine the engine shares, scoring takes only what the engine
 // leaves.
@@ -77,6 +78,9 @@ class ScoringStage {
   int sunk() const;
   // Submitted, not yet sunk nor skipped (what is left to score).
   int backlog() const;
+  // How many batches the feeder took (one scoring thread; else 0): answers
+  // that come close together share one wake-up.
+  int feeder_batches() const;
 
  private:
   struct Shared;  // what the tasks share with the stage (kept alive by them)
