@@ -38,7 +38,7 @@ double SecondsBetween(SteadyClock::time_point a, SteadyClock::time_point b) {
 // crash in it would cost: a tenth of the answers' own time (a moving
 // average), at least 4 ms (a decode batch's replies) and at most 50 ms. On
 // llama-server with stories260K at max_tokens 8 (~0.4 s an answer) that is
-// ~40 ms: 600 answers took 250-340 syncs, against 410-510 with a fixed 4 ms.
+// ~40 ms: 600 answers took 244-292 syncs, against 406-538 with a fixed 4 ms.
 // Lingering happens only while other requests are in flight, and only while
 // it pays: when fewer than 1 in 10 recent lingers caught an answer, only
 // every 16th batch lingers (to notice when it would pay again). Every line
