@@ -1,15 +1,20 @@
 // The logprob probe against the real llama-server: the same build and
-// settings probed twice give KLD exactly 0 with one slot, and with 4 slots in
-// flight a mean KLD below 1e-9 and 100 % top-1 agreement (several requests
-// batched together move the last bits, llama.cpp #7052: on b10470 the largest
-// single position seen was 1.3e-8, one logprob moved by 1.5e-4, in about one
-// pair of probes out of five, so the maximum is printed, not bounded at
-// 1e-9); the same weights served with a slightly wrong RoPE base
-// (--rope-freq-base 10100 instead of the model's 10000, the kind of small
-// error an engine bug makes) give KLD > 0, which `compare` reports and, with
-// its thresholds set low, flags (exit 4), and which is beyond the A/A floor of
-// the two 4-slot probes (compare --noise, the page of --html); --repeat 2
-// measures that floor in one job. The figures are printed.
+// settings probed twice give KLD exactly 0 with one slot (compare's tightest
+// thresholds pass); with 4 slots in flight several requests are batched
+// together and the last bits move (llama.cpp #7052), by how much depends on
+// the build and the CPU (b10470: mean KLD 4e-11 on one machine, 5e-8 and
+// 1e-7 to 9e-7 on others, largest position up to 3e-5, top-1 always the
+// same), so that pair is held to the job the probe has: it agrees on every
+// top token, and an engine error stands far above it. The error is the same
+// weights served with a wrong RoPE base (--rope-freq-base 10500 instead of
+// the model's 10000, the kind of small error an engine bug makes): KLD
+// ~1.3e-4, at least 10x the 4-slot pair's mean (160-1600x measured), which
+// `compare` reports and, with its thresholds set low, flags (exit 4), and
+// which is beyond the A/A floor of the two 4-slot probes (compare --noise,
+// the page of --html); --repeat 2 measures that floor in one job. A base of
+// 10100 (1 %) gave 9.4e-6, within the largest 4-slot positions of some
+// builds: at 4 slots the probe resolves errors above the batching's own
+// noise, at 1 slot any. The figures are printed.
 #include <cstdio>
 
 #include "tests/real/real_lane.h"
@@ -58,36 +63,36 @@ TEST_F(RealProbe, SameServerTwiceIsZeroAndARopeShiftIsFlagged) {
   }
 
   int code = -1;
-  auto doc = CompareJson("a", "b", {"--max-kld-mean", "1e-9", "--min-top1", "1"}, &code);
+  auto doc = CompareJson("a", "b", {"--min-top1", "1"}, &code);
   ASSERT_EQ(doc["parts"].size(), 1u);
   const auto same = doc["parts"][0];
   Print("same server twice, 4 slots", same);
   EXPECT_EQ(code, 0);
   EXPECT_EQ(same["paired"], 120);
-  EXPECT_LE(same["kld"]["mean"].get<double>(), 1e-9);
   EXPECT_EQ(same["top1_agreement"].get<double>(), 1.0);
 
-  // One request at a time: bit for bit.
+  // One request at a time: bit for bit, and compare's tightest thresholds pass.
   ASSERT_EQ(Probe(s, "one_a", 1).exit_code, 0);
   ASSERT_EQ(Probe(s, "one_b", 1).exit_code, 0);
-  doc = CompareJson("one_a", "one_b", {}, &code);
+  doc = CompareJson("one_a", "one_b", {"--max-kld-mean", "1e-9", "--max-kld-p99", "1e-9", "--min-top1", "1"}, &code);
   const auto one = doc["parts"][0];
   Print("same server twice, 1 slot", one);
+  EXPECT_EQ(code, 0);
   EXPECT_EQ(one["kld"]["max"].get<double>(), 0.0);
   EXPECT_EQ(one["abs_delta_top_logprob"]["max"].get<double>(), 0.0);
   EXPECT_EQ(Results("one_a")["parts"]["probe"]["max_in_flight"], 1);
 
   LlamaServer* rope = StartServer(
-      {.model = "stories260K.gguf", .parallel = 4, .ctx = 8192, .extra = {"--rope-freq-base", "10100"}});
+      {.model = "stories260K.gguf", .parallel = 4, .ctx = 8192, .extra = {"--rope-freq-base", "10500"}});
   ASSERT_TRUE(rope->running());
   r = Probe(rope, "rope");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   doc = CompareJson("a", "rope", {}, &code);
   const auto shifted = doc["parts"][0];
-  Print("RoPE base 10100", shifted);
+  Print("RoPE base 10500", shifted);
   EXPECT_EQ(code, 0) << "no thresholds: measured only";
   EXPECT_GT(shifted["kld"]["mean"].get<double>(), 1e-9);
-  EXPECT_GT(shifted["kld"]["mean"].get<double>(), 100 * same["kld"]["mean"].get<double>());
+  EXPECT_GT(shifted["kld"]["mean"].get<double>(), 10 * same["kld"]["mean"].get<double>());
   doc = CompareJson("a", "rope", {"--max-kld-mean", "1e-9", "--max-kld-p99", "1e-9"}, &code);
   EXPECT_EQ(code, 4);
   EXPECT_EQ(doc["regressions"], nlohmann::json::array({"probe"}));
@@ -100,7 +105,7 @@ TEST_F(RealProbe, SameServerTwiceIsZeroAndARopeShiftIsFlagged) {
   EXPECT_EQ(code, 0);
   const auto& floor = doc["parts"][0]["noise"];
   ASSERT_TRUE(floor.is_object()) << doc.dump().substr(0, 2000);
-  std::printf("[probe] RoPE base 10100 against the A/A floor of a, b: %s\n", floor["text"].get<std::string>().c_str());
+  std::printf("[probe] RoPE base 10500 against the A/A floor of a, b: %s\n", floor["text"].get<std::string>().c_str());
   EXPECT_EQ(floor["label"], "beyond noise");
   const std::string html = ReadFile(page);
   EXPECT_NE(html.find("<h3>distribution of per-position KLD</h3>"), std::string::npos);
@@ -115,7 +120,7 @@ TEST_F(RealProbe, SameServerTwiceIsZeroAndARopeShiftIsFlagged) {
   const auto& rep = res["parts"]["probe"]["repeat"];
   std::printf("[probe] --repeat 2, 4 slots: %s\n", rep["text"].get<std::string>().c_str());
   EXPECT_EQ(rep["pairs"], 120);
-  EXPECT_LE(rep["kld"]["mean"].get<double>(), 1e-9);
+  EXPECT_LT(10 * rep["kld"]["mean"].get<double>(), shifted["kld"]["mean"].get<double>());
   EXPECT_EQ(rep["flips"], 0);
 }
 
