@@ -89,8 +89,10 @@ struct ScoringStage::Arena {
     if (wake) cv.notify_one();
   }
 
-  // Ends a gathering now (Wait wants every answer scored).
+  // Ends a gathering now (Wait wants every answer scored); nothing without
+  // a feeder.
   void Flush() {
+    if (!feeder.joinable()) return;
     {
       std::lock_guard<std::mutex> l(mu);
       flush = true;
@@ -203,13 +205,13 @@ void ScoringStage::Submit(size_t index, UnscoredAnswer answer) {
 }
 
 void ScoringStage::Wait() {
-  if (arena_->feeder.joinable()) arena_->Flush();
+  arena_->Flush();
   std::unique_lock<std::mutex> l(shared_->done_mu);
   shared_->done_cv.wait(l, [this] { return shared_->all_ended(); });
 }
 
 bool ScoringStage::WaitFor(double seconds) {
-  if (arena_->feeder.joinable()) arena_->Flush();
+  arena_->Flush();
   std::unique_lock<std::mutex> l(shared_->done_mu);
   return shared_->done_cv.wait_for(l, std::chrono::duration<double>(seconds),
                                    [this] { return shared_->all_ended(); });

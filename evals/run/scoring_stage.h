@@ -8,10 +8,10 @@
 // queues and runs them in the arena as task_groups, then sleeps (an arena
 // worker would spin after each task), gathering what comes in the next
 // 0.5 s into one batch (Wait ends the gathering at once); with several,
-// Submit enqueues into the arena and its workers run them. Every scoring thread runs at `nice`
-// (the feeder sets it, an observer sets it as a worker enters the arena),
-// so on a machine the engine shares, scoring takes only what the engine
-// leaves.
+// Submit enqueues into the arena and its workers run them. Every scoring
+// thread runs at `nice` (the feeder sets it, an observer sets it as a
+// worker enters the arena), so on a machine the engine shares, scoring
+// takes only what the engine leaves.
 //
 //   ScoringStage stage(options, score, sink, cancel);
 //   stage.Submit(i, std::move(unscored));  // returns at once
