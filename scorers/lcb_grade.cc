@@ -1,6 +1,10 @@
 #include "scorers/lcb_grade.h"
 
+#include <chrono>
+
 #include <nlohmann/json.hpp>
+
+#include "scorers/lcb_judge.h"
 
 namespace evalrun {
 
@@ -9,47 +13,90 @@ const char* LcbHarnessSourceText();
 
 namespace {
 
-constexpr std::string_view kMark = "@@evalrun-lcb-result ";
+// The longest frame taken: a test's whole output, with room to spare.
+constexpr size_t kMinFrameBytes = size_t{4} << 20;
+// How long a harness has to say it is ready (before any model code runs).
+constexpr double kReadyS = 30;
 
-std::string Str(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-void LoseResult(const std::string& why, bool overall_timeout, LcbGrade* out) {
-  *out = LcbGrade();
-  out->results = {-2};
-  out->error_code = -5;
-  out->error_message = "TestRunnerError";
-  out->lost = true;
-  out->overall_timeout = overall_timeout;
-  out->lost_reason = why;
+std::string FirstLine(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  return line.size() > 300 ? line.substr(0, 300) : line;
 }
 
-Status ReadResultLine(std::string_view line, LcbGrade* out) {
-  nlohmann::json r = nlohmann::json::parse(line, nullptr, false);
-  if (r.is_discarded() || !r.is_object()) return Status::Internal("lcb harness: result line is not a JSON object");
-  if (r.contains("lost")) {
-    LoseResult(r["lost"].is_string() ? r["lost"].get<std::string>() : r["lost"].dump(), false, out);
-    return Status::Ok();
+// One answer's conversation with its harness, held to the overall limit.
+class Conversation {
+ public:
+  Conversation(PipedProcess* process, double limit_s, size_t max_frame)
+      : process_(process), deadline_(Now() + limit_s), max_frame_(max_frame) {}
+
+  enum class Got { kFrame, kEnded, kTimedOut, kBad };
+
+  // The next frame as JSON; kBad with *why for anything that is no frame.
+  Got Next(nlohmann::json* frame, std::string* why, double cap_s = 1e9) {
+    std::string line;
+    switch (process_->ReadLine(std::min(cap_s, deadline_ - Now()), max_frame_, &line)) {
+      case PipedProcess::Read::kEnd: return Got::kEnded;
+      case PipedProcess::Read::kTimeout: return Got::kTimedOut;
+      case PipedProcess::Read::kTooLong: return *why = "a frame over " + std::to_string(max_frame_) + " bytes", Got::kBad;
+      case PipedProcess::Read::kLine: break;
+    }
+    *frame = nlohmann::json::parse(line, nullptr, false);
+    if (frame->is_discarded() || !frame->is_object()) return *why = "a line that is not a JSON object", Got::kBad;
+    return Got::kFrame;
   }
-  if (!r.contains("results") || !r["results"].is_array())
-    return Status::Internal("lcb harness: result without \"results\"");
-  *out = LcbGrade();
-  for (const auto& v : r["results"]) {
-    if (v.is_boolean()) out->results.push_back(v.get<bool>() ? 1 : 0);
-    else if (v.is_number_integer()) out->results.push_back(v.get<int>());
-    else return Status::Internal("lcb harness: a result that is neither a bool nor an int: " + v.dump());
+  bool Send(const nlohmann::json& message) {
+    return process_->Send(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                          std::max(0.0, deadline_ - Now()));
   }
-  if (r.contains("error_code") && r["error_code"].is_number_integer()) out->error_code = r["error_code"].get<int>();
-  out->error_message = Str(r, "error_message");
-  out->error = Str(r, "error");
-  out->exception = Str(r, "exception");
-  out->stage = Str(r, "stage");
-  out->output = Str(r, "output");
-  out->inputs = Str(r, "inputs");
-  out->expected = Str(r, "expected");
-  return Status::Ok();
+
+ private:
+  PipedProcess* process_;
+  double deadline_;
+  size_t max_frame_;
+};
+
+// Turns a frame that did not come (or came broken) into the answer's grade.
+void NoFrame(Conversation::Got got, const std::string& why, LcbGrade* out) {
+  if (got == Conversation::Got::kTimedOut) LcbJudge::Lose("killed at the overall time limit", true, out);
+  else if (got == Conversation::Got::kEnded) LcbJudge::Lose("the program ended without a result", false, out);
+  else LcbJudge::Malformed(why, out);
+}
+
+size_t MaxFrameBytes(const LcbTestCases& tests) {
+  size_t longest = 0;
+  for (const auto& o : tests.outputs) longest = std::max(longest, o.size());
+  return std::max(kMinFrameBytes, 2 * longest + (size_t{1} << 20));
+}
+
+// The conversation after the harness is ready: the job, the load, each test.
+void Converse(std::string_view code, const LcbTestCases& tests, const LcbGradeOptions& options,
+              Conversation* c, PipedProcess* process, LcbGrade* out) {
+  nlohmann::json job = {{"code", std::string(code)},
+                        {"timeout", options.timeout_s},
+                        {"profile", LcbProfileName(options.profile)}};
+  job["fn_name"] = tests.fn_name.empty() ? nlohmann::json() : nlohmann::json(tests.fn_name);
+  LcbJudge judge(tests, options.profile);
+  nlohmann::json frame;
+  std::string why;
+  c->Send(job);
+  Conversation::Got got = c->Next(&frame, &why);
+  if (got != Conversation::Got::kFrame) return NoFrame(got, why, out);
+  if (!judge.OnLoad(frame, out)) return;
+  for (size_t i = 0; i < tests.inputs.size(); ++i) {
+    c->Send({{"test", i}, {"input", tests.inputs[i]}});
+    got = c->Next(&frame, &why);
+    if (got != Conversation::Got::kFrame) {
+      out->results = judge.results();
+      return NoFrame(got, why, out);
+    }
+    if (!judge.OnTest(i, frame, out)) return;
+  }
+  judge.Done(out);
+  if (process->HasPendingOutput()) LcbJudge::Malformed("a frame after the last test", out);
 }
 
 }  // namespace
@@ -78,46 +125,25 @@ const std::string& LcbHarnessSource() {
   return kSource;
 }
 
-std::string LcbHarnessJob(std::string_view code, const LcbTestCases& tests, const LcbGradeOptions& options) {
-  nlohmann::json job = {{"code", std::string(code)},
-                        {"inputs", tests.inputs},
-                        {"outputs", tests.outputs},
-                        {"timeout", options.timeout_s},
-                        {"profile", LcbProfileName(options.profile)}};
-  job["fn_name"] = tests.fn_name.empty() ? nlohmann::json() : nlohmann::json(tests.fn_name);
-  return job.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-Status ReadLcbHarnessRun(const LcbRunResult& run, LcbGrade* out) {
-  // A complete result line counts even when the run went on past it (the
-  // official reads its result list once the child has written it).
-  size_t at = run.stdout_text.rfind(kMark);
-  size_t end = at == std::string::npos ? at : run.stdout_text.find('\n', at);
-  if (end != std::string::npos) {
-    std::string_view line(run.stdout_text);
-    return ReadResultLine(line.substr(at + kMark.size(), end - at - kMark.size()), out);
-  }
-  if (run.timed_out) {
-    LoseResult("killed at the overall time limit", true, out);
-    return Status::Ok();
-  }
-  if (run.exit_code == 0)
-    return Status::Internal("lcb harness exited 0 without a result; stderr: " + run.stderr_text.substr(0, 500));
-  std::string why = run.term_signal ? "killed by signal " + std::to_string(run.term_signal)
-                                    : "exit status " + std::to_string(run.exit_code);
-  LoseResult("no result (" + why + "): " + run.stderr_text.substr(0, 300), false, out);
-  return Status::Ok();
-}
-
 Status GradeLcbCode(std::string_view code, const LcbTestCases& tests, const LcbGradeOptions& options,
                     const LcbRunner& runner, LcbGrade* out) {
-  LcbRunRequest req;
-  req.program_source = LcbHarnessSource();
-  req.stdin_text = LcbHarnessJob(code, tests, options);
-  req.wall_limit_s = LcbOverallLimitSeconds(options.timeout_s, tests.inputs.size());
-  LcbRunResult run;
-  EVALRUN_RETURN_IF_ERROR(runner(req, &run));
-  return ReadLcbHarnessRun(run, out);
+  *out = LcbGrade();
+  const double limit = LcbOverallLimitSeconds(options.timeout_s, tests.inputs.size());
+  LcbProcess harness;
+  EVALRUN_RETURN_IF_ERROR(runner(LcbHarnessSource(), limit, &harness));
+  PipedProcess* process = harness.process.get();
+  Conversation c(process, limit + kReadyS, MaxFrameBytes(tests));
+  nlohmann::json frame;
+  std::string why;
+  if (c.Next(&frame, &why, kReadyS) != Conversation::Got::kFrame || frame.value("frame", "") != "ready") {
+    ProcessExit exit = process->Finish(0);
+    return Status::Unavailable("lcb harness did not start: " + exit.Describe() + ": " +
+                               FirstLine(process->stderr_text()));
+  }
+  Conversation answer(process, limit, MaxFrameBytes(tests));
+  Converse(code, tests, options, &answer, process, out);
+  process->Finish();
+  return Status::Ok();
 }
 
 }  // namespace evalrun

@@ -1,15 +1,20 @@
-// Grading one LiveCodeBench code answer: the harness (scorers/lcb_harness.py,
-// compiled into evalrun) run once on all the problem's tests through a
-// runner, and its one-line JSON result read back into an LcbGrade that holds
-// what the official grader records (LiveCodeBench/LiveCodeBench @ 28fef95e,
+// Grading one LiveCodeBench code answer, with the trust boundary where it
+// belongs: the harness (scorers/lcb_harness.py, compiled into evalrun) runs
+// the answer's program in a fresh sandboxed process and gets only the code
+// and, one at a time, the test inputs; the expected outputs, the comparison
+// (scorers/lcb_stdout_compare.h, scorers/lcb_value.h) and the verdict stay
+// here, in evalrun's process. Test i's input is sent only after test i - 1
+// was judged, so "stop at the first failing test" and the per-test timing
+// are the official's (LiveCodeBench/LiveCodeBench @ 28fef95e,
 // lcb_runner/evaluation/compute_code_generation_metrics.py and
-// testing_util.py): the per-test results and the metadata's error_code and
-// error_message.
+// testing_util.py): the LcbGrade holds what the official grader records, the
+// per-test results and the metadata's error_code and error_message.
 //
-// The runner is the seam for the sandbox: evalrun hands it the harness's
-// source, the JSON job for its stdin and the wall limit, and gets the exit
-// status and output back. PlainPythonRunner (lcb_plain_runner.h) runs it with
-// a plain python3, for tests and for machines where the sandbox is turned off.
+// What the program can do to the harness (patch it, forge a frame, exit)
+// can at most claim an output, which is then compared like any other: a
+// frame that is malformed, missing (the process ended), extra, or for the
+// wrong test makes that answer a runtime error, never a pass and never an
+// error of the run.
 //
 // The official child process has an overall limit of (timeout + 1) * tests +
 // 5 seconds; a program still running then is killed, and the official then
@@ -18,20 +23,22 @@
 // [-2]). The same [-2] / -5 comes from a program that ends the official child
 // without a result (SystemExit out of a LeetCode method) or crashes it.
 //
-// Errors: a runner that fails to run the program at all returns its Status
-// (an error of the run, never a wrong answer); output without a result line
-// from a program that exited 0 is Internal. Thread-safety: GradeLcbCode is
+// Errors: a runner that fails to start the harness, or a harness that never
+// says it is ready (the sandbox did not start), returns a Status (an error
+// of the run, never a wrong answer). Thread-safety: GradeLcbCode is
 // reentrant; the runner must be callable from several threads at once if the
 // caller grades in parallel.
 #ifndef EVALRUN_SCORERS_LCB_GRADE_H_
 #define EVALRUN_SCORERS_LCB_GRADE_H_
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "evals/base/status.h"
+#include "evals/proc/piped_process.h"
 
 namespace evalrun {
 
@@ -42,22 +49,24 @@ enum class LcbProfile {
 const char* LcbProfileName(LcbProfile p);  // "official", "fixed"
 bool ParseLcbProfile(std::string_view name, LcbProfile* out);
 
-struct LcbRunRequest {
-  std::string program_source;  // a Python program (the harness)
-  std::string stdin_text;      // its standard input
-  double wall_limit_s = 0;     // killed, with every process it started, after this
+// One started harness, for one answer: a conversation over its stdin and
+// stdout (evals/proc/piped_process.h). `hold` is released after the process
+// is finished (the sandbox's per-answer uid).
+struct LcbProcess {
+  std::shared_ptr<void> hold;
+  std::unique_ptr<PipedProcess> process;
+  LcbProcess() = default;
+  LcbProcess(LcbProcess&&) = default;
+  LcbProcess& operator=(LcbProcess&&) = default;
+  ~LcbProcess() {
+    if (process) process->Finish(0);
+  }
 };
 
-struct LcbRunResult {
-  int exit_code = -1;     // its exit status, or -1 when it died of a signal
-  int term_signal = 0;    // the signal that ended it, else 0
-  bool timed_out = false; // killed at wall_limit_s
-  std::string stdout_text, stderr_text;
-};
-
-// Runs one program. Returns a non-ok Status only when it could not be run
-// (the interpreter or the sandbox did not start).
-using LcbRunner = std::function<Status(const LcbRunRequest&, LcbRunResult*)>;
+// Starts the harness (`program_source`) for one answer; wall_limit_s is the
+// answer's overall limit (the caller enforces it; a CPU limit at least as
+// long is the runner's). A non-ok Status only when it could not be started.
+using LcbRunner = std::function<Status(const std::string& program_source, double wall_limit_s, LcbProcess* out)>;
 
 // A problem's tests as the official get_evaluation_sample lists them: the
 // public tests, then the private ones.
@@ -86,6 +95,7 @@ struct LcbGrade {
   bool lost = false;             // no result: killed at the overall limit, crashed, or SystemExit
   bool overall_timeout = false;  // lost because of the overall limit
   std::string lost_reason;
+  double execution_s = 0;        // the program's own time over the tests it ran (official "execution time")
 
   // As compute_metrics_from_results: np.all(results > 0).
   bool passed() const;
@@ -97,14 +107,8 @@ double LcbOverallLimitSeconds(int timeout_s, size_t tests);
 // The harness's source (scorers/lcb_harness.py, compiled in).
 const std::string& LcbHarnessSource();
 
-// The harness's stdin for one answer (JSON).
-std::string LcbHarnessJob(std::string_view code, const LcbTestCases& tests, const LcbGradeOptions& options);
-
-// Reads a finished run into *out (the result line, or a lost result).
-Status ReadLcbHarnessRun(const LcbRunResult& run, LcbGrade* out);
-
-// Grades `code` (already extracted): LcbHarnessJob, one runner call with the
-// overall limit, ReadLcbHarnessRun.
+// Grades `code` (already extracted): one harness started through `runner`,
+// the conversation held to the overall limit, every frame judged here.
 Status GradeLcbCode(std::string_view code, const LcbTestCases& tests, const LcbGradeOptions& options,
                     const LcbRunner& runner, LcbGrade* out);
 

@@ -1,40 +1,57 @@
-"""evalrun's LiveCodeBench grading harness (one answer, all its tests).
+"""evalrun's LiveCodeBench harness: runs ONE answer's program in the sandbox,
+one test at a time, and reports what the program produced. It never sees an
+expected output and never judges: the expected outputs, the comparison and
+the verdict live only in evalrun (scorers/lcb_judge.h). Whatever the program
+does to this process (patch a function, forge a frame, exit) can at most
+claim an output, which evalrun then compares like any other.
 
 Run by evalrun as `python3 -I -c <this file's text>` (in the sandbox, or
 plainly in tests); compiled into evalrun from scorers/lcb_harness.py.
 
-stdin: one JSON object
-    {"code": str, "inputs": [str], "outputs": [str], "fn_name": str or null,
-     "timeout": int (seconds per test; the official 6), "profile": "official" | "fixed"}
-stdout: one line  "@@evalrun-lcb-result " + JSON  (nothing else is written to
-the real standard output: the program's fd 1 is /dev/null while it runs)
-    {"results": [true | -2 | -3 | -4, ...],   one per test run, as the official
-     "error_code": -2 | -3 | -4 | null, "error_message": str, "error": str,
-     "output": str, "inputs": str, "expected": str,  (truncated as official)
-     "stage": "compile" | "tests" | "done", "exception": str (class name) }
-or {"lost": repr} when the program raised what the official child process
-dies of (SystemExit from a call-based method, KeyboardInterrupt): the
-official grader then has no result and counts [-2] (see lcb_grade.h).
+The conversation, one JSON object per line each way:
+  evalrun -> stdin:  {"code": str, "fn_name": str or null, "timeout": int,
+                      "profile": "official" | "fixed"}      once, first;
+                     {"test": i, "input": str}   test i, sent only after
+                     evalrun judged test i - 1; end of input: exit.
+  stdout -> evalrun: {"frame": "ready"}                     before the code loads;
+                     {"frame": "loaded"} or {"frame": "load_error",
+                      "exception": class, "message": str(e)};
+                     {"frame": "test", "test": i, "time": s, and
+                       "printed": str                         (stdin programs), or
+                       "value": typed, "repr": str, "args": str (call-based), or
+                       "raised": class, "error": repr(e)};
+                     {"frame": "lost", "why": repr(e)}  what ends the official
+                      child process without a result (SystemExit out of a
+                      LeetCode method, KeyboardInterrupt, ...).
+The program's own fd 1 is /dev/null while it runs; the frames go out on a
+copy of the original stdout.
 
-Profile `official` matches LiveCodeBench/LiveCodeBench @ 28fef95e,
-lcb_runner/evaluation/testing_util.py run_test (called in a child process by
-compute_code_generation_metrics.py check_correctness), verdict for verdict:
+Typed values (call-based results), so that evalrun can apply Python's `==`:
+null, true/false, a string, a list, {"i": decimal} an int, {"f": float.hex()}
+a float, {"t": [...]} a tuple, {"d": [[key, value], ...]} a dict, NumPy
+scalars as the same with "np": 1, {"nd": shape, "v": flat items} an ndarray,
+{"o": type name} anything else (never equal to an expected value).
+
+Profile `official` runs the program as LiveCodeBench/LiveCodeBench @ 28fef95e,
+lcb_runner/evaluation/testing_util.py does (run_test, in the child process
+of compute_code_generation_metrics.py check_correctness):
   * stdin programs: an `if __name__ == '__main__':` block that is the last
     statement is inlined; top-level imports are hoisted and the rest of the
     program becomes the body of one function, called once per test with
     sys.stdin replaced by the official mock (read() and readlines() return the
-    whole input, readlines() split on "\n" without line ends; readline() reads
+    whole input, readlines() split on "\\n" without line ends; readline() reads
     on; buffer.read() gives the bytes, buffer.readline() always the first
-    line; not iterable) and open() by mock_open(read_data=input); print goes to
-    a StringIO; exit() and SystemExit end the test normally.
-  * output compared as stripped lines; a line that differs passes when all
-    its whitespace-separated fields parse as Decimal and are equal.
+    line; not iterable), the read, readline and readlines of the process's own
+    stdin object patched (a name bound to it before the test, `from sys import
+    stdin` or the prelude's, reads the input, readline() line by line without
+    line ends), and open() by mock_open(read_data=input); print goes to a
+    StringIO; exit() and SystemExit end the test normally.
   * call-based (LeetCode): `class Solution` instantiated, the method called
-    with each JSON line of the input; a tuple result becomes a list; == the
-    expected JSON value.
+    with each JSON line of the input.
   * per test a SIGALRM after `timeout` s (TimeoutException, caught as the
-    official does); the first failing test stops; any error while loading the
-    program or the tests gives [-4] "Error during testing: ...".
+    official does); any error while loading the program gives a load_error.
+  * NumPy is loaded before the guard (the official grading process imports
+    it at start), here when the code names numpy or a library built on it.
   * reliability_guard's disabled functions (os.kill, quit, ...), the
     recursion limit 50000 and int max str digits 50000.
 
@@ -42,9 +59,7 @@ Profile `fixed` differs only where the official has false negatives on
 correct programs (tests/fixtures/livecodebench/README.md lists them): a stdin
 program runs as a script (its own module, __name__ == "__main__", so
 `global` and a main guard anywhere work) with a real file on fd 0 and fd 1
-(every way of reading stdin and writing stdout works: iteration,
-buffer.readline, readlines with line ends, sys.stdout.buffer, os.write), and a
-call-based result has its tuples turned into lists at every depth.
+(every way of reading stdin and writing stdout works).
 """
 
 import ast
@@ -55,11 +70,8 @@ import os
 import signal
 import sys
 import time
-from decimal import Decimal
 from types import ModuleType
 from unittest import mock
-
-MARK = "@@evalrun-lcb-result "
 
 _FROM_STAR = ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math",
               "random", "statistics", "itertools", "functools", "operator", "io", "sys",
@@ -69,9 +81,13 @@ _PLAIN = ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", 
 # The official `import_string`, the same text: every graded program starts with it.
 PRELUDE = ("".join("from %s import *\n" % m for m in _FROM_STAR) +
            "".join("import %s\n" % m for m in _PLAIN) + "sys.setrecursionlimit(50000)\n")
+# Libraries that load NumPy: a program naming one gets NumPy loaded before the guard.
+_NUMPY_USERS = ("numpy", "scipy", "pandas", "sklearn", "networkx")
 
 _write = os.write
 _dumps = json.dumps
+_loads = json.loads
+_np = None  # numpy, when loaded
 
 
 class TimeoutException(Exception):
@@ -83,14 +99,6 @@ def _on_alarm(signum, frame):
     raise TimeoutException
 
 
-class LoadError(Exception):
-    """An exception while loading the program or the tests (official: [-4])."""
-
-    def __init__(self, cause):
-        super().__init__(str(cause))
-        self.cause = cause
-
-
 def shorten(value, length=300):
     text = value if isinstance(value, str) else str(value)
     if len(text) <= length:
@@ -99,7 +107,81 @@ def shorten(value, length=300):
 
 
 # ---------------------------------------------------------------------------
-# The official stdin program transform.
+# The channel.
+
+class Channel:
+    def __init__(self, in_fd, out_fd):
+        self._in = os.fdopen(in_fd, "rb", buffering=0)
+        self._pending = b""
+        self._out = out_fd
+
+    def send(self, frame):
+        try:
+            line = _dumps(frame, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: what it printed, replaced
+            line = _dumps(frame, ensure_ascii=False).encode("utf-8", "replace")
+        data = line + b"\n"
+        while data:
+            data = data[_write(self._out, data):]
+
+    def receive(self):
+        """The next JSON object, or None at the end of the input."""
+        while b"\n" not in self._pending:
+            chunk = self._in.read(1 << 16)
+            if not chunk:
+                return None
+            self._pending += chunk
+        line, self._pending = self._pending.split(b"\n", 1)
+        return _loads(line.decode("utf-8"))
+
+
+# ---------------------------------------------------------------------------
+# Typed values.
+
+def typed(v, depth=0):
+    if depth > 200:
+        return {"o": "too deep"}
+    d = depth + 1
+    if v is None or isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        try:
+            return {"i": str(int(v))}
+        except ValueError:  # over int max str digits
+            return {"o": "int"}
+    if isinstance(v, float):
+        return {"f": float(v).hex(), "np": 1} if _np is not None and isinstance(v, _np.floating) \
+            else {"f": float(v).hex()}
+    if isinstance(v, str):
+        return str(v)
+    if isinstance(v, list):
+        return [typed(x, d) for x in v]
+    if isinstance(v, tuple):
+        return {"t": [typed(x, d) for x in v]}
+    if isinstance(v, dict):
+        return {"d": [[typed(k, d), typed(x, d)] for k, x in v.items()]}
+    if _np is not None:
+        if isinstance(v, _np.bool_):
+            return {"b": bool(v), "np": 1}
+        if isinstance(v, _np.integer):
+            return {"i": str(int(v)), "np": 1}
+        if isinstance(v, _np.floating):
+            return {"f": float(v).hex(), "np": 1}
+        if isinstance(v, _np.ndarray):
+            return {"nd": list(v.shape), "v": [typed(x, d) for x in v.ravel().tolist()]}
+    return {"o": type(v).__name__}
+
+
+def lists_all_the_way(value):
+    if isinstance(value, (list, tuple)):
+        return [lists_all_the_way(v) for v in value]
+    if isinstance(value, dict):
+        return {k: lists_all_the_way(v) for k, v in value.items()}
+    return value
+
+
+# ---------------------------------------------------------------------------
+# Loading the program (the official stdin transform).
 
 def inline_main_guard(code):
     try:
@@ -138,12 +220,40 @@ def load_program(code, timeout):
     return loaded
 
 
-def find_callable(loaded, name):
-    return getattr(loaded, name, None)
+def must_find(loaded, name):
+    found = getattr(loaded, name, None)
+    if found is None:  # the official's grade_* return None: unpacking it fails
+        raise TypeError("cannot unpack non-iterable NoneType object")
+    return found
+
+
+def load_official(code, timeout):
+    return must_find(load_program(wrap_in_function(inline_main_guard(code)), timeout), "wrapped_function")
+
+
+def load_fixed(code, timeout):
+    """The program compiled once as a script, run in a fresh module each test.
+    A program that does not parse or has no statements fails to load as the
+    official's does, with the same message."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        tree = None
+    if tree is None or not tree.body:
+        load_official(code, timeout)
+    signal.alarm(timeout)
+    try:
+        return compile(PRELUDE + code, "<string>", "exec")
+    finally:
+        signal.alarm(0)
+
+
+def load_call_based(code, timeout, fn_name):
+    return must_find(load_program(PRELUDE + "\n\n" + code, timeout), fn_name)
 
 
 # ---------------------------------------------------------------------------
-# The official stdin and stdout stand-ins.
+# Running one test.
 
 class OfficialBuffer:
     def __init__(self, text):
@@ -175,192 +285,28 @@ class OfficialStdin:
         return getattr(self._stream, name)
 
 
-class CapturedStdout(list):
-    def __enter__(self):
-        self._saved = sys.stdout
-        self._sink = io.StringIO()
-        self._sink.close = lambda x: 1  # as the official: close() itself fails
-        sys.stdout = self._sink
-        return self
-
-    def __exit__(self, *exc):
-        self.append(self._sink.getvalue())
-        del self._sink
-        sys.stdout = self._saved
-
-
-def run_with_official_stdin(function, text):
-    """Calls function() as the official call_method does (its patches that
-    land on the process's own stdin before it is replaced do nothing the
-    program can see)."""
-    if isinstance(text, list):
-        text = "\n".join(text)
-    with mock.patch("builtins.open", mock.mock_open(read_data=text)):
-        with mock.patch("sys.stdin", OfficialStdin(text)):
+def run_official(function, text):
+    """Calls function() as the official call_method does: the process's own
+    stdin object's read, readline and readlines patched first, then sys.stdin
+    replaced by the mock, open() by mock_open; print captured."""
+    lines = iter(text.split("\n"))
+    sink = io.StringIO()
+    sink.close = lambda x: 1  # as the official: close() itself fails
+    saved = sys.stdout
+    sys.stdout = sink
+    try:
+        with mock.patch("sys.stdin.read", lambda *a: text), \
+                mock.patch("sys.stdin.readlines", lambda *a: text.split("\n")), \
+                mock.patch("sys.stdin.readline", lambda *a: next(lines)), \
+                mock.patch("sys.stdin", OfficialStdin(text)), \
+                mock.patch("builtins.open", mock.mock_open(read_data=text)):
             try:
-                return function()
+                function()
             except SystemExit:
                 pass
-
-
-# ---------------------------------------------------------------------------
-# Comparisons.
-
-def stripped_lines(text):
-    return [line.strip() for line in text.strip().split("\n")]
-
-
-def decimals(line):
-    try:
-        return True, [Decimal(field) for field in line.split()]
-    except Exception:
-        return False, []
-
-
-def compare_stdout(got, expected):
-    """None when equal, else the official wrong-answer message."""
-    got_lines, want_lines = stripped_lines(got), stripped_lines(expected)
-    if len(got_lines) != len(want_lines):
-        return "Wrong answer: mismatched output length"
-    for i, (g, w) in enumerate(zip(got_lines, want_lines)):
-        message = "Wrong answer at output_line_idx=%d: %s != %s" % (i, shorten(g), shorten(w))
-        if g == w:
-            continue
-        ok_g, dec_g = decimals(g)
-        if not ok_g:
-            return message
-        ok_w, dec_w = decimals(w)
-        if not ok_w or dec_g != dec_w:
-            return message
-    return None
-
-
-def lists_all_the_way(value):
-    if isinstance(value, (list, tuple)):
-        return [lists_all_the_way(v) for v in value]
-    if isinstance(value, dict):
-        return {k: lists_all_the_way(v) for k, v in value.items()}
-    return value
-
-
-def failure(results, code, message, test_input, expected, **more):
-    report = {"error_code": code, "error_message": message,
-              "inputs": shorten(test_input), "expected": shorten(expected)}
-    report.update(more)
-    return results, report
-
-
-def exception_failure(results, e, test_input, expected):
-    if "timeoutexception" in repr(e).lower():
-        results.append(-3)
-        return failure(results, -3, "Time Limit Exceeded", test_input, expected,
-                       error=repr(e), exception=type(e).__name__)
-    results.append(-4)
-    return failure(results, -4, "Runtime Error", test_input, expected,
-                   error=repr(e), exception=type(e).__name__)
-
-
-# ---------------------------------------------------------------------------
-# Call-based (LeetCode) problems.
-
-def grade_call_based(job, timeout):
-    try:
-        loaded = load_program(PRELUDE + "\n\n" + job["code"], timeout)
-        method = find_callable(loaded, job["fn_name"])
-        if method is None:
-            raise TypeError("cannot unpack non-iterable NoneType object")
-        args_list = [[json.loads(line) for line in text.split("\n")] for text in job["inputs"]]
-        wanted = [json.loads(text) for text in job["outputs"]]
-    except Exception as e:
-        raise LoadError(e)
-    results, total = [], 0.0
-    for args, want in zip(args_list, wanted):
-        signal.alarm(timeout)
-        faulthandler.enable()
-        try:
-            start = time.time()
-            got = method(*args)
-            total += time.time() - start
-            signal.alarm(0)
-            if job["profile"] == "fixed":
-                got = lists_all_the_way(got)
-            elif isinstance(got, tuple):
-                got = list(got)
-            same = got == want
-            results.append(same)
-            if not same:
-                return failure(results, -2, "Wrong Answer", args, want, output=shorten(got))
-        except Exception as e:
-            signal.alarm(0)
-            return exception_failure(results, e, args, want)
-        finally:
-            signal.alarm(0)
-            faulthandler.disable()
-    return results, {"execution time": total}
-
-
-# ---------------------------------------------------------------------------
-# Standard-input programs.
-
-def grade_stdin(job, timeout, load, run_one):
-    """The official grade_stdio loop; `load` makes the program, `run_one(program,
-    input)` runs it once and returns what it printed."""
-    try:
-        program = load(job["code"], timeout)
-    except Exception as e:
-        raise LoadError(e)
-    results, total = [], 0.0
-    for text, want in zip(job["inputs"], job["outputs"]):
-        signal.alarm(timeout)
-        faulthandler.enable()
-        try:
-            start = time.time()
-            got = run_one(program, text)
-            total += time.time() - start
-            signal.alarm(0)
-        except Exception as e:
-            signal.alarm(0)
-            return exception_failure(results, e, text, want)
-        finally:
-            signal.alarm(0)
-            faulthandler.disable()
-        message = compare_stdout(got, want)
-        if message is not None:
-            results.append(-2)
-            return failure(results, -2, message, text, want, output=shorten(got))
-        results.append(True)
-    return results, {"execution time": total}
-
-
-def load_official(code, timeout):
-    program = wrap_in_function(inline_main_guard(code))
-    function = find_callable(load_program(program, timeout), "wrapped_function")
-    if function is None:
-        raise TypeError("cannot unpack non-iterable NoneType object")
-    return function
-
-
-def run_official(function, text):
-    with CapturedStdout() as captured:
-        run_with_official_stdin(function, text)
-    return captured[0]
-
-
-def load_fixed(code, timeout):
-    """The program compiled once as a script, run in a fresh module each test.
-    A program that does not parse or has no statements fails to load as the
-    official's does, with the same message."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        tree = None
-    if tree is None or not tree.body:
-        load_official(code, timeout)
-    signal.alarm(timeout)
-    try:
-        return compile(PRELUDE + code, "<string>", "exec")
     finally:
-        signal.alarm(0)
+        sys.stdout = saved
+    return sink.getvalue()
 
 
 def run_fixed(compiled, text):
@@ -372,10 +318,8 @@ def run_fixed(compiled, text):
         saved = (os.dup(0), os.dup(1), sys.stdin, sys.stdout)
         os.dup2(fin.fileno(), 0)
         os.dup2(fout.fileno(), 1)
-        sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)),
-                                     encoding="utf-8")
-        sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
-                                      encoding="utf-8")
+        sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8")
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8")
         try:
             exec(compiled, {"__name__": "__main__", "__builtins__": __builtins__})
         except SystemExit:
@@ -392,6 +336,40 @@ def run_fixed(compiled, text):
             sys.stdin, sys.stdout = saved[2], saved[3]
         fout.seek(0)
         return fout.read().decode("utf-8", errors="replace")
+
+
+def timed(timeout, call):
+    """call() under the official per-test alarm: (result, seconds)."""
+    signal.alarm(timeout)
+    faulthandler.enable()
+    try:
+        start = time.time()
+        result = call()
+        spent = time.time() - start
+        signal.alarm(0)
+        return result, spent
+    finally:
+        signal.alarm(0)
+        faulthandler.disable()
+
+
+def run_test(job, program, index, text):
+    timeout = job["timeout"]
+    frame = {"frame": "test", "test": index}
+    try:
+        if job["fn_name"] is None:
+            run = run_fixed if job["profile"] == "fixed" else run_official
+            frame["printed"], frame["time"] = timed(timeout, lambda: run(program, text))
+            return frame
+        args = [_loads(line) for line in text.split("\n")]
+        frame["args"] = shorten(args)
+        got, frame["time"] = timed(timeout, lambda: program(*args))
+    except Exception as e:
+        frame["raised"], frame["error"] = type(e).__name__, repr(e)
+        return frame
+    shown = lists_all_the_way(got) if job["profile"] == "fixed" else list(got) if isinstance(got, tuple) else got
+    frame["value"], frame["repr"] = typed(got), shorten(shown)
+    return frame
 
 
 # ---------------------------------------------------------------------------
@@ -416,51 +394,63 @@ def disable_functions():
         sys.modules[name] = None
 
 
-def grade(job):
-    timeout = int(job.get("timeout", 6))
+def load_numpy_if_named(code):
+    global _np
+    if any(name in code for name in _NUMPY_USERS):
+        try:
+            import numpy
+            _np = numpy
+        except ImportError:
+            pass
+
+
+def load(job):
+    timeout = job["timeout"]
+    if job["fn_name"] is not None:
+        return load_call_based(job["code"], timeout, job["fn_name"])
+    return (load_fixed if job["profile"] == "fixed" else load_official)(job["code"], timeout)
+
+
+def converse(channel, job):
     try:
-        if job.get("fn_name") is not None:
-            results, report = grade_call_based(job, timeout)
-        elif job["profile"] == "fixed":
-            results, report = grade_stdin(job, timeout, load_fixed, run_fixed)
-        else:
-            results, report = grade_stdin(job, timeout, load_official, run_official)
-        report["stage"] = "tests" if report.get("error_code") is not None else "done"
-    except LoadError as e:
-        results = [-4]
-        report = {"error_code": -4, "error_message": "Error during testing: %s" % e.cause,
-                  "stage": "compile", "exception": type(e.cause).__name__}
-    except Exception as e:  # the official run_test's own catch-all
-        results = [-4]
-        report = {"error_code": -4, "error_message": "Error during testing: %s" % e,
-                  "stage": "tests", "exception": type(e).__name__}
-    report["results"] = results
-    return report
+        program = load(job)
+    except Exception as e:
+        channel.send({"frame": "load_error", "exception": type(e).__name__, "message": str(e)})
+        return
+    channel.send({"frame": "loaded"})
+    while True:
+        request = channel.receive()
+        if request is None:
+            return
+        channel.send(run_test(job, program, request["test"], request["input"]))
 
 
 def main():
-    job = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-    if job.get("profile", "official") not in ("official", "fixed"):
-        raise SystemExit("lcb_harness: unknown profile %r" % job.get("profile"))
-    job.setdefault("profile", "official")
-    result_fd = os.dup(1)
+    channel_in, channel_out = os.dup(0), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
     os.dup2(devnull, 1)
     # As in the official child process: the original stdin closed, /dev/null instead.
     sys.stdin.close()
     sys.stdin = open(os.devnull)
+    channel = Channel(channel_in, channel_out)
+    channel.send({"frame": "ready"})
+    job = channel.receive()
+    if job is None:
+        os._exit(0)
+    job.setdefault("profile", "official")
+    job["timeout"] = int(job.get("timeout", 6))
     sys.set_int_max_str_digits(50000)
     signal.signal(signal.SIGALRM, _on_alarm)
+    load_numpy_if_named(job["code"])
     disable_functions()
     try:
-        report = grade(job)
+        converse(channel, job)
     except BaseException as e:  # what ends the official child without a result
-        report = {"lost": repr(e)}
-    try:
-        line = _dumps(report)
-    except Exception as e:
-        line = _dumps({"lost": "result not serialisable: %r" % e})
-    _write(result_fd, ("\n" + MARK + line + "\n").encode("utf-8"))
+        try:
+            channel.send({"frame": "lost", "why": repr(e)})
+        except BaseException:
+            pass
     os._exit(0)
 
 

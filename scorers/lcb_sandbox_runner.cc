@@ -3,16 +3,9 @@
 namespace evalrun {
 
 LcbRunner SandboxLcbRunner(CodeSandbox* sandbox) {
-  return [sandbox](const LcbRunRequest& req, LcbRunResult* out) {
-    SandboxResult r;
-    EVALRUN_RETURN_IF_ERROR(sandbox->Run(req.program_source, req.stdin_text, &r, req.wall_limit_s));
-    *out = LcbRunResult();
-    out->exit_code = r.process.exit.exited ? r.process.exit.exit_code : -1;
-    out->term_signal = r.process.exit.signal;
-    out->timed_out = r.process.timed_out;
-    out->stdout_text = std::move(r.process.stdout_text);
-    out->stderr_text = std::move(r.process.stderr_text);
-    return Status::Ok();
+  return [sandbox](const std::string& source, double wall_limit_s, LcbProcess* out) {
+    *out = LcbProcess();
+    return sandbox->Start(source, wall_limit_s, &out->process, &out->hold);
   };
 }
 

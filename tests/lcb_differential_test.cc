@@ -53,9 +53,9 @@ std::map<std::string, LcbTestCases> Problems() {
   return out;
 }
 
-std::vector<nlohmann::json> Answers() {
+std::vector<nlohmann::json> Answers(const std::string& file = "answers.jsonl") {
   std::vector<nlohmann::json> out;
-  std::string text = testing::ReadFile(kDir + "answers.jsonl");
+  std::string text = testing::ReadFile(kDir + file);
   for (size_t pos = 0, nl; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1)
     out.push_back(nlohmann::json::parse(text.substr(pos, nl - pos)));
   return out;
@@ -86,20 +86,24 @@ std::vector<LcbGrade> GradeAll(const std::vector<nlohmann::json>& answers, LcbPr
   return grades;
 }
 
-TEST(LcbDifferentialTest, OfficialProfileMatchesTheOfficialGraderVerdictForVerdict) {
-  const nlohmann::json official = nlohmann::json::parse(testing::ReadFile(kDir + "official_verdicts.json"));
-  const std::vector<nlohmann::json> answers = Answers();
-  ASSERT_EQ(official["verdicts"].size(), answers.size());
+// Grades `answers_file` with the official profile and checks every verdict
+// against the official grader's (`verdicts_file`); counts the failure kinds.
+std::map<std::string, int> ExpectOfficialVerdicts(const std::string& answers_file, const std::string& verdicts_file) {
+  const nlohmann::json official = nlohmann::json::parse(testing::ReadFile(kDir + verdicts_file));
+  const std::vector<nlohmann::json> answers = Answers(answers_file);
+  EXPECT_EQ(official["verdicts"].size(), answers.size());
+  if (official["verdicts"].size() != answers.size()) return {};
   const std::vector<LcbGrade> grades = GradeAll(answers, LcbProfile::kOfficial, official["timeout"].get<int>());
   std::map<std::string, int> kinds;
   int passed = 0;
   for (size_t i = 0; i < answers.size(); ++i) {
     const nlohmann::json& want = official["verdicts"][i];
     const std::string id = answers[i]["id"].get<std::string>();
-    ASSERT_EQ(want["id"], id);
+    EXPECT_EQ(want["id"], id);
     const std::string code = ExtractLcbCode(answers[i]["response"].get<std::string>());
     EXPECT_EQ(Sha256Hex(code), want["code_sha256"]) << id << ": extracted code differs";
-    EXPECT_EQ(grades[i].results, OfficialResults(want)) << id << " " << grades[i].error_message;
+    EXPECT_EQ(grades[i].results, OfficialResults(want)) << id << " " << grades[i].error_message << " "
+                                                        << grades[i].error;
     EXPECT_EQ(grades[i].error_code, want["error_code"].is_null() ? 0 : want["error_code"].get<int>()) << id;
     EXPECT_EQ(grades[i].error_message, want["error_message"].is_null() ? "" : want["error_message"].get<std::string>())
         << id;
@@ -109,9 +113,29 @@ TEST(LcbDifferentialTest, OfficialProfileMatchesTheOfficialGraderVerdictForVerdi
     passed += v.passed;
   }
   EXPECT_DOUBLE_EQ(static_cast<double>(passed) / answers.size(), official["pass@1"].get<double>());
+  return kinds;
+}
+
+TEST(LcbDifferentialTest, OfficialProfileMatchesTheOfficialGraderVerdictForVerdict) {
+  std::map<std::string, int> kinds = ExpectOfficialVerdicts("answers.jsonl", "official_verdicts.json");
   // Every failure kind but cut_off (a property of the response) is covered.
   for (const char* k : {"wrong_answer", "time_limit", "runtime_error", "compile_error", "no_code"})
     EXPECT_GT(kinds[k], 0) << k;
+}
+
+// NumPy programs (arrays, np.int64 / np.float64 / np.bool_ printed and
+// returned) and stdin read through a name bound before the test.
+TEST(LcbDifferentialTest, NumPyAndBoundStdinProgramsMatchTheOfficialGrader) {
+  std::map<std::string, int> kinds = ExpectOfficialVerdicts("answers_more.jsonl", "official_verdicts_more.json");
+  EXPECT_GT(kinds["none"], 8);
+  EXPECT_GT(kinds["runtime_error"], 2);
+  EXPECT_GT(kinds["wrong_answer"], 1);
+  // None of these is an official false negative: `fixed` agrees everywhere.
+  const nlohmann::json official = nlohmann::json::parse(testing::ReadFile(kDir + "official_verdicts_more.json"));
+  const std::vector<nlohmann::json> answers = Answers("answers_more.jsonl");
+  const std::vector<LcbGrade> fixed = GradeAll(answers, LcbProfile::kFixed, official["timeout"].get<int>());
+  for (size_t i = 0; i < answers.size(); ++i)
+    EXPECT_EQ(fixed[i].results, OfficialResults(official["verdicts"][i])) << answers[i]["id"];
 }
 
 TEST(LcbDifferentialTest, FixedProfilePassesTheOfficialFalseNegativesAndAgreesElsewhere) {

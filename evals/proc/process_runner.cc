@@ -16,6 +16,7 @@
 #include <cstring>
 #include <limits>
 
+#include "evals/proc/sigpipe_block.h"
 #include "evals/proc/spawn_child.h"
 
 namespace evalrun {
@@ -47,33 +48,6 @@ ProcessExit FromWaitStatus(int wstatus) {
   }
   return e;
 }
-
-// Blocks SIGPIPE in this thread while stdin is written to a child that may
-// have gone, and swallows the one that write raised.
-class ScopedSigpipeBlock {
- public:
-  ScopedSigpipeBlock() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-    sigset_t pending;
-    sigpending(&pending);
-    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
-  }
-  ~ScopedSigpipeBlock() {
-    sigset_t pending;
-    sigpending(&pending);
-    if (!was_pending_ && sigismember(&pending, SIGPIPE) == 1) {
-      struct timespec zero = {0, 0};
-      sigtimedwait(&set_, nullptr, &zero);
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-
- private:
-  sigset_t set_, old_;
-  bool was_pending_ = false;
-};
 
 struct Stream {
   int fd = -1;
@@ -295,6 +269,17 @@ Status RealProcessRunner::Start(const ProcessSpec& spec, std::unique_ptr<Process
   SpawnedChild child;
   EVALRUN_RETURN_IF_ERROR(SpawnChild(spec, &child));
   *handle = std::make_unique<ProcessHandle>(child.pid);
+  return Status::Ok();
+}
+
+Status RealProcessRunner::StartPiped(const ProcessSpec& spec, std::unique_ptr<ProcessHandle>* handle,
+                                     ProcessPipes* pipes) {
+  if (!spec.stdin_text || spec.stdout_to != OutputTo::kCapture)
+    return Status::InvalidInput("process: StartPiped() needs stdin and stdout as pipes");
+  SpawnedChild child;
+  EVALRUN_RETURN_IF_ERROR(SpawnChild(spec, &child));
+  *handle = std::make_unique<ProcessHandle>(child.pid);
+  *pipes = {child.stdin_fd, child.stdout_fd, child.stderr_fd};
   return Status::Ok();
 }
 

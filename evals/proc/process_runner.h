@@ -149,6 +149,13 @@ class ProcessHandle {
   ProcessExit exit_;
 };
 
+// The caller's ends of a started child's pipes (StartPiped): write to its
+// stdin (non-blocking), read its stdout and stderr; -1 where there is none.
+// Close-on-exec; the caller owns and closes them.
+struct ProcessPipes {
+  int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
+};
+
 class ProcessRunner {
  public:
   virtual ~ProcessRunner() = default;
@@ -162,12 +169,21 @@ class ProcessRunner {
   // stdin must be nullopt and neither output kCapture (InvalidInput);
   // limits.wall_s is not enforced (the caller holds the handle).
   virtual Status Start(const ProcessSpec& spec, std::unique_ptr<ProcessHandle>* handle) = 0;
+
+  // Starts the program for a conversation (evals/proc/piped_process.h):
+  // its stdin and stdout are pipes whose other ends go to *pipes; stderr a
+  // pipe too when stderr_to is kCapture. spec.stdin_text must be set (its
+  // text is not written: the caller writes) and stdout_to kCapture, else
+  // InvalidInput; limits.wall_s is not enforced (the caller holds the handle).
+  virtual Status StartPiped(const ProcessSpec& spec, std::unique_ptr<ProcessHandle>* handle,
+                            ProcessPipes* pipes) = 0;
 };
 
 class RealProcessRunner : public ProcessRunner {
  public:
   Status Run(const ProcessSpec& spec, ProcessResult* result) override;
   Status Start(const ProcessSpec& spec, std::unique_ptr<ProcessHandle>* handle) override;
+  Status StartPiped(const ProcessSpec& spec, std::unique_ptr<ProcessHandle>* handle, ProcessPipes* pipes) override;
 
   // A process-wide instance (never destroyed).
   static RealProcessRunner* Default();

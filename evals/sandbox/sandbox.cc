@@ -5,12 +5,14 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
 #include <fstream>
 
+#include "evals/sandbox/sandbox_uids.h"
 #include "evals/sandbox/seccomp_filter.h"
 #include "evals/sandbox/unshare_child.h"
 
@@ -84,14 +86,27 @@ std::string FirstLine(const std::string& text) {
   return line.size() > 300 ? line.substr(0, 300) : line;
 }
 
+// What one run needs while it starts and lives: who it runs as (held
+// until it is reaped), the program's memory file, bwrap's status pipe.
+struct Launch {
+  std::shared_ptr<void> hold;
+  int uid = -1, gid = -1;
+  int program_fd = -1;
+  int status_pipe[2] = {-1, -1};
+  UnsharePlan plan;
+  ProcessSpec spec;
+  ~Launch() {
+    for (int fd : {program_fd, status_pipe[0], status_pipe[1]})
+      if (fd >= 0) close(fd);
+  }
+};
+
 class RealSandbox : public CodeSandbox {
  public:
-  RealSandbox(const SandboxOptions& options, ProcessRunner* runner, SandboxLevel level, int tasks)
-      : options_(options), runner_(runner), level_(level), extra_processes_(tasks + ExtraProcesses(level)) {
-    const bool root = geteuid() == 0;
-    unshare_plan_ = MakeUnsharePlan(root ? options.uid : static_cast<int>(getuid()),
-                                    root ? options.gid : static_cast<int>(getgid()), options.limits.file_bytes);
-  }
+  RealSandbox(const SandboxOptions& options, ProcessRunner* runner, SandboxLevel level, int tasks,
+              std::vector<std::string> root_binds)
+      : options_(options), runner_(runner), level_(level), extra_processes_(tasks + ExtraProcesses(level)),
+        root_binds_(std::move(root_binds)) {}
 
   std::string level() const override { return SandboxLevelName(level_); }
 
@@ -99,63 +114,96 @@ class RealSandbox : public CodeSandbox {
              double wall_s = 0) override {
     *result = SandboxResult();
     result->level = level();
-    const bool bwrap = level_ == SandboxLevel::kNamespaces;
-    int program_fd = MemoryFile("evalrun-sandbox-program", program);
-    if (program_fd < 0) return Status::IoError(std::string("sandbox: memfd_create: ") + strerror(errno));
-    int status_pipe[2] = {-1, -1};
-    if (bwrap && pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-      close(program_fd);
-      return Status::IoError(std::string("sandbox: pipe: ") + strerror(errno));
-    }
-    ProcessSpec spec = Spec(stdin_text);
-    if (wall_s > 0) {
-      spec.limits.wall_s = wall_s;
-      spec.limits.cpu_s = std::max(spec.limits.cpu_s, wall_s);
-    }
-    spec.pass_fds = {program_fd};
-    if (status_pipe[1] >= 0) spec.pass_fds.push_back(status_pipe[1]);
-    Status st = runner_->Run(spec, &result->process);
-    close(program_fd);
-    if (status_pipe[1] >= 0) close(status_pipe[1]);
-    std::string status_text = status_pipe[0] >= 0 ? Drain(status_pipe[0]) : "";
-    if (status_pipe[0] >= 0) close(status_pipe[0]);
+    Launch l;
+    EVALRUN_RETURN_IF_ERROR(Prepare(program, wall_s, /*status=*/true, &l));
+    l.spec.stdin_text = stdin_text;
+    Status st = runner_->Run(l.spec, &result->process);
+    close(l.status_pipe[1]);
+    l.status_pipe[1] = -1;
+    std::string status_text = l.status_pipe[0] >= 0 ? Drain(l.status_pipe[0]) : "";
     if (!st.ok()) return st.Prefixed("sandbox (" + level() + ")");
     // bwrap reports the sandboxed child's pid once the sandbox is made; its
     // absence is a failure to start, not the code's doing.
-    if (bwrap && status_text.find("\"child-pid\"") == std::string::npos && !result->process.timed_out)
+    if (level_ == SandboxLevel::kNamespaces && status_text.find("\"child-pid\"") == std::string::npos &&
+        !result->process.timed_out)
       return Status::Unavailable("sandbox did not start: " + options_.bwrap + " " +
                                  result->process.exit.Describe() + ": " + FirstLine(result->process.stderr_text));
     return Status::Ok();
   }
 
+  Status Start(const std::string& program, double wall_s, std::unique_ptr<PipedProcess>* process,
+               std::shared_ptr<void>* hold) override {
+    Launch l;
+    EVALRUN_RETURN_IF_ERROR(Prepare(program, wall_s, /*status=*/false, &l));
+    l.spec.stdin_text = "";
+    l.spec.stderr_to = OutputTo::kCapture;
+    EVALRUN_RETURN_IF_ERROR(StartConversation(runner_, l.spec, options_.limits.error_bytes, process)
+                                .Prefixed("sandbox (" + level() + ")"));
+    *hold = l.hold;
+    return Status::Ok();
+  }
+
  private:
-  ProcessSpec Spec(const std::string& stdin_text) const {
-    const SandboxLimits& l = options_.limits;
+  // Who the run is: a uid of its own as root; else evalrun's, one run at a
+  // time where no user namespace separates them (sandbox_uids.h).
+  Status Lease(Launch* l) const {
+    if (geteuid() == 0) {
+      std::unique_ptr<SandboxUidLease> lease;
+      EVALRUN_RETURN_IF_ERROR(LeaseSandboxUid(&lease));
+      l->uid = l->gid = lease->uid();
+      l->hold = std::shared_ptr<SandboxUidLease>(std::move(lease));
+      return Status::Ok();
+    }
+    l->uid = static_cast<int>(getuid());
+    l->gid = static_cast<int>(getgid());
+    if (level_ == SandboxLevel::kSeccomp || level_ == SandboxLevel::kRlimits) l->hold = SerialSandboxTurn();
+    return Status::Ok();
+  }
+
+  Status Prepare(const std::string& program, double wall_s, bool status, Launch* l) const {
+    EVALRUN_RETURN_IF_ERROR(Lease(l));
+    const bool bwrap = level_ == SandboxLevel::kNamespaces;
+    l->program_fd = MemoryFile("evalrun-sandbox-program", program);
+    if (l->program_fd < 0) return Status::IoError(std::string("sandbox: memfd_create: ") + strerror(errno));
+    if (bwrap && status && pipe2(l->status_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+      return Status::IoError(std::string("sandbox: pipe: ") + strerror(errno));
+    l->plan = MakeUnsharePlan(l->uid, l->gid, options_.limits.file_bytes);
+    l->spec = Spec(l->status_pipe[1] >= 0, l);
+    if (wall_s > 0) {
+      l->spec.limits.wall_s = wall_s;
+      l->spec.limits.cpu_s = std::max(l->spec.limits.cpu_s, wall_s);
+    }
+    l->spec.pass_fds = {l->program_fd};
+    if (l->status_pipe[1] >= 0) l->spec.pass_fds.push_back(l->status_pipe[1]);
+    return Status::Ok();
+  }
+
+  ProcessSpec Spec(bool status, Launch* l) const {
+    const SandboxLimits& lim = options_.limits;
     const bool bwrap = level_ == SandboxLevel::kNamespaces;
     ProcessSpec spec;
-    spec.argv = bwrap ? BwrapArgv() : std::vector<std::string>{options_.interpreter};
+    spec.argv = bwrap ? BwrapArgv(status) : std::vector<std::string>{options_.interpreter};
     spec.argv.insert(spec.argv.end(), options_.interpreter_args.begin(), options_.interpreter_args.end());
     spec.argv.push_back(bwrap ? kProgramInBox : "/dev/fd/3");
-    spec.stdin_text = stdin_text;
-    spec.stdout_cap = l.output_bytes;
-    spec.stderr_cap = l.error_bytes;
+    spec.stdout_cap = lim.output_bytes;
+    spec.stderr_cap = lim.error_bytes;
     spec.kill_on_output_cap = true;
-    spec.limits.wall_s = l.wall_s;
-    spec.limits.cpu_s = l.cpu_s;
-    spec.limits.address_space_bytes = l.memory_bytes;
-    spec.limits.processes = l.processes + extra_processes_;
-    spec.limits.open_files = l.open_files;
-    spec.limits.file_bytes = l.file_bytes;
+    spec.limits.wall_s = lim.wall_s;
+    spec.limits.cpu_s = lim.cpu_s;
+    spec.limits.address_space_bytes = lim.memory_bytes;
+    spec.limits.processes = lim.processes + extra_processes_;
+    spec.limits.open_files = lim.open_files;
+    spec.limits.file_bytes = lim.file_bytes;
     spec.env = bwrap ? std::vector<std::string>{kPath}
                      : std::vector<std::string>{kPath, "HOME=/tmp", "LANG=C.UTF-8"};
     // The "unshare" level goes to its own /tmp once it is mounted.
     spec.cwd = bwrap || level_ == SandboxLevel::kUnshare ? "" : "/tmp";
     // bwrap has --die-with-parent; the others die with evalrun by this
-    // (the grading thread waits in Run, so it outlives the child).
+    // (the grading thread waits for the run, so it outlives the child).
     if (!bwrap) spec.parent_death_signal = SIGKILL;
     if (level_ == SandboxLevel::kUnshare) {
       spec.child_hook = UnshareNamespaces;
-      spec.child_hook_arg = &unshare_plan_;
+      spec.child_hook_arg = &l->plan;
       spec.hook_name = "unshare namespaces";
     } else if (level_ == SandboxLevel::kSeccomp) {
       spec.child_hook = InstallSeccompFilter;
@@ -163,38 +211,72 @@ class RealSandbox : public CodeSandbox {
       spec.hook_name = "seccomp filter";
     }
     if (geteuid() == 0) {
-      spec.run_as_uid = options_.uid;
-      spec.run_as_gid = options_.gid;
+      spec.run_as_uid = l->uid;
+      spec.run_as_gid = l->gid;
     }
     return spec;
   }
 
-  std::vector<std::string> BwrapArgv() const {
-    return {options_.bwrap,
-            "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
-            "--ro-bind", "/", "/",
-            "--size", std::to_string(options_.limits.file_bytes), "--tmpfs", "/tmp",
-            "--proc", "/proc", "--dev", "/dev",
-            "--file", "3", kProgramInBox,
-            "--json-status-fd", "4",
-            "--chdir", "/tmp",
-            "--clearenv", "--setenv", "PATH", kPath + 5, "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8",
-            "--", options_.interpreter};
+  // A minimal root: the interpreter's own folders read-only and nothing
+  // else of the host's (no /home, /root, /run, /var, /etc but the loader's
+  // cache, no project or job folder); private /tmp, /dev, /dev/shm, /proc.
+  std::vector<std::string> BwrapArgv(bool status) const {
+    std::vector<std::string> argv = {options_.bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
+                                     "--die-with-parent", "--new-session"};
+    argv.insert(argv.end(), root_binds_.begin(), root_binds_.end());
+    for (const char* arg : {"--size"}) argv.push_back(arg);
+    argv.push_back(std::to_string(options_.limits.file_bytes));
+    for (const char* arg : {"--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--size", "1048576", "--tmpfs",
+                            "/dev/shm", "--file", "3", kProgramInBox})
+      argv.push_back(arg);
+    if (status) argv.insert(argv.end(), {"--json-status-fd", "4"});
+    for (const char* arg : {"--chdir", "/tmp", "--clearenv", "--setenv", "PATH", kPath + 5, "--setenv", "HOME", "/tmp",
+                            "--setenv", "LANG", "C.UTF-8", "--"})
+      argv.push_back(arg);
+    argv.push_back(options_.interpreter);
+    return argv;
   }
 
   SandboxOptions options_;
   ProcessRunner* runner_;
   SandboxLevel level_;
   int extra_processes_;
-  UnsharePlan unshare_plan_;
+  std::vector<std::string> root_binds_;
 };
+
+// bwrap's arguments for the minimal root: /usr and the top-level links or
+// folders of a merged /usr, the loader's cache and the time zone, and the
+// interpreter's own prefix when it lives outside /usr.
+std::vector<std::string> RootBinds(const std::string& interpreter) {
+  std::vector<std::string> binds = {"--ro-bind", "/usr", "/usr"};
+  for (const char* top : {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}) {
+    struct stat st;
+    if (lstat(top, &st) != 0) continue;
+    if (S_ISLNK(st.st_mode)) {
+      char target[4096];
+      ssize_t n = readlink(top, target, sizeof target - 1);
+      if (n > 0) binds.insert(binds.end(), {"--symlink", std::string(target, static_cast<size_t>(n)), top});
+    } else if (S_ISDIR(st.st_mode)) {
+      binds.insert(binds.end(), {"--ro-bind", top, top});
+    }
+  }
+  binds.insert(binds.end(), {"--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache", "--ro-bind-try",
+                             "/etc/localtime", "/etc/localtime"});
+  char real[4096];
+  if (realpath(interpreter.c_str(), real) && std::string(real).rfind("/usr/", 0) != 0) {
+    std::string prefix = real;
+    for (int up = 0; up < 2 && prefix.rfind('/') > 0; ++up) prefix.erase(prefix.rfind('/'));
+    binds.insert(binds.end(), {"--ro-bind", prefix, prefix});
+  }
+  return binds;
+}
 
 // Runs print(1) at `level`: "" when it works, else why not.
 std::string TryLevel(const SandboxOptions& options, ProcessRunner* runner, SandboxLevel level, int tasks) {
   if (level == SandboxLevel::kNamespaces && options.bwrap.empty()) return "no bwrap given";
   if (level == SandboxLevel::kSeccomp && SeccompFilterProgram() == nullptr)
     return "no seccomp filter for this architecture";
-  RealSandbox box(options, runner, level, tasks);
+  RealSandbox box(options, runner, level, tasks, RootBinds(options.interpreter));
   SandboxResult r;
   Status st = box.Run("print(1)\n", "", &r);
   if (!st.ok()) return st.message();
@@ -233,7 +315,7 @@ Status MakeSandbox(const SandboxOptions& options, ProcessRunner* runner, std::un
       taken = outcome.empty();
       if (taken) {
         outcome = "ok";
-        *sandbox = std::make_unique<RealSandbox>(options, runner, level, tasks);
+        *sandbox = std::make_unique<RealSandbox>(options, runner, level, tasks, RootBinds(options.interpreter));
       }
     }
     found.levels.emplace_back(level, outcome);

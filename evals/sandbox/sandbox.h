@@ -93,6 +93,7 @@
 #include <vector>
 
 #include "evals/base/status.h"
+#include "evals/proc/piped_process.h"
 #include "evals/proc/process_runner.h"
 #include "evals/sandbox/sandbox_level.h"
 
@@ -134,6 +135,13 @@ class CodeSandbox {
   // many tests in one process needs the limit of all of them).
   virtual Status Run(const std::string& program, const std::string& stdin_text, SandboxResult* result,
                      double wall_s = 0) = 0;
+  // Starts `program` in a fresh sandbox of its own for a conversation
+  // (evals/proc/piped_process.h): its stdin and stdout are the caller's
+  // pipes, its stderr kept up to limits.error_bytes; the CPU limit is at
+  // least wall_s, and the caller holds the wall time. *hold must be kept
+  // until the process is finished (the uid it runs as).
+  virtual Status Start(const std::string& program, double wall_s, std::unique_ptr<PipedProcess>* process,
+                       std::shared_ptr<void>* hold) = 0;
   // "namespaces", "unshare", "seccomp" or "rlimits".
   virtual std::string level() const = 0;
 };
