@@ -173,6 +173,17 @@ void PlanArgs(const ProcessSpec& spec, ChildPlan* plan) {
   _exit(127);
 }
 
+// Closes every descriptor from `first` on except `keep` (async-signal-safe).
+void CloseAllBut(int first, int keep, int max_fd) {
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, static_cast<unsigned>(first), static_cast<unsigned>(keep - 1), 0U) == 0 &&
+      syscall(SYS_close_range, static_cast<unsigned>(keep + 1), ~0U, 0U) == 0)
+    return;
+#endif
+  for (int fd = first; fd < max_fd; ++fd)
+    if (fd != keep) close(fd);
+}
+
 // The child, between fork and exec: async-signal-safe calls only.
 [[noreturn]] void ChildMain(const ChildPlan& p) {
   const ProcessSpec& spec = *p.spec;
@@ -194,6 +205,10 @@ void PlanArgs(const ProcessSpec& spec, ChildPlan* plan) {
     for (int fd = 3; fd < p.max_fd; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
   for (int i = 0; i < p.pass_count; ++i)
     if (dup2(p.pass[i], 3 + i) < 0) Fail(p, kStepStdio);
+  // Every other descriptor closed now, not only at exec: a hook that opens
+  // files (the sandbox's namespaces) must find numbers under the new
+  // RLIMIT_NOFILE free, however many evalrun had open. The report pipe stays.
+  CloseAllBut(3 + p.pass_count, p.report_fd, p.max_fd);
   for (int i = 0; i < p.limit_count; ++i)
     if (setrlimit(p.limits[i].resource, &p.limits[i].value) != 0) Fail(p, kStepLimits);
   if (spec.run_as_gid >= 0 || spec.run_as_uid >= 0) {
