@@ -262,6 +262,8 @@ void AddRunOptions(CLI::App& app, RunOptions* run, std::string* parts) {
       ->check(CLI::Range(1, 2));
   app.add_flag("--unsafe-exec", run->unsafe_exec,
                "where no sandbox level isolates (no bubblewrap, user namespaces or seccomp filter), run model-written code (LiveCodeBench) with resource limits alone, in a process group of its own; recorded in results.json (sandbox.level \"rlimits\")");
+  app.add_option("--sandbox", run->sandbox_min, "the weakest sandbox level accepted for model-written code (LiveCodeBench): namespaces, unshare, seccomp or rlimits; below it evalrun refuses before any request (default: the card's parts.livecodebench.sandbox, else any level that isolates)")
+      ->check(CLI::IsMember({"namespaces", "unshare", "seccomp", "rlimits"}));
   app.add_flag("--force-resume", run->force_resume, "resume a job even though its card, data or server changed");
   app.add_option("--shard", run->shard,
                  "I/N: ask only shard I (1-based) of N of every part's selection, by a hash of the run key and "
@@ -283,6 +285,8 @@ CLI::App* AddScoreCommand(CLI::App& app, ScoreOptions* score) {
   sc->add_option("--data-dir", score->data_dir, "dataset folder");
   sc->add_flag("--unsafe-exec", score->unsafe_exec,
                "where no sandbox level isolates (no bubblewrap, user namespaces or seccomp filter), run model-written code (LiveCodeBench) with resource limits alone, in a process group of its own; recorded in results.json (sandbox.level \"rlimits\")");
+  sc->add_option("--sandbox", score->sandbox_min, "the weakest sandbox level accepted for model-written code (LiveCodeBench): namespaces, unshare, seccomp or rlimits; below it evalrun refuses before any request (default: the card's parts.livecodebench.sandbox, else any level that isolates)")
+      ->check(CLI::IsMember({"namespaces", "unshare", "seccomp", "rlimits"}));
   return sc;
 }
 

@@ -79,5 +79,40 @@ TEST_F(E2eSandboxLevel, NoIsolatingLevelIsRefusedUnlessUnsafeExecIsGiven) {
   EXPECT_EQ(Results("sc2")["parts"]["livecodebench"]["sandbox"]["level"], "rlimits");
 }
 
+// The minimum level (--sandbox or the card's `sandbox`): below it the run is
+// refused before any request, saying why each stronger level is missing;
+// at or above it the run goes on and records the minimum. The cap stands in
+// for a machine that offers no more than "seccomp".
+TEST_F(E2eSandboxLevel, ALevelBelowTheMinimumAskedIsRefusedBeforeAnyRequest) {
+  BinaryResult refused = Run({"--card", Card("seccomp"), "--job", "m", "--sandbox", "namespaces"}, 120);
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("the strongest sandbox this machine offers is \"seccomp\", below the minimum "
+                             "\"namespaces\""),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("namespaces: above the cap (seccomp)"), std::string::npos) << refused.err;
+  EXPECT_EQ(server_.chat_requests(), 0);
+
+  const std::string card = WriteCard(server_.base_url(), "2",
+                                     R"({"livecodebench": {"data_file": ")" + kFix +
+                                         R"(test.jsonl", "test_timeout_s": 3, "questions": 2, "sandbox": "unshare", )"
+                                         R"("sandbox_max_level": "seccomp"}})");
+  BinaryResult by_card = Run({"--card", card, "--job", "c"}, 120);
+  EXPECT_EQ(by_card.exit_code, 1) << by_card.err;
+  EXPECT_NE(by_card.err.find("below the minimum \"unshare\""), std::string::npos) << by_card.err;
+  // The flag overrides the card's minimum.
+  BinaryResult ok = Run({"--card", card, "--job", "ok", "--sandbox", "seccomp"}, 240);
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  const nlohmann::json box = Results("ok")["parts"]["livecodebench"]["sandbox"];
+  EXPECT_EQ(box["level"], "seccomp");
+  EXPECT_EQ(box["minimum"], "seccomp");
+  EXPECT_EQ(server_.chat_requests(), 2);
+  BinaryResult report = RunBinary({EvalrunBinary(), "report", dir_ + "/runs/ok"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(ReadFile(dir_ + "/runs/ok/report.md").find("Graded in the code sandbox at level \"seccomp\" (minimum "
+                                                        "asked: \"seccomp\")"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace evalrun::testing

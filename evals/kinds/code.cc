@@ -5,6 +5,7 @@
 // compare units (pass/fail per problem: McNemar) and report section
 // (pass@1, bars by difficulty, platform and contest month).
 #include "evals/base/json_fields.h"
+#include "evals/publish/html_text.h"
 #include "evals/publish/kind_view.h"
 #include "evals/run/verdict_kind.h"
 
@@ -97,6 +98,20 @@ std::string CodeAnswer(const SampleRecord& r) {
   return compare_internal::ShownAnswer(c.cut_off && c.passed ? s + " (cut off)" : s);
 }
 
+// Where the answers ran: the sandbox level (and the minimum asked), a line
+// above the section's charts.
+void SandboxLine(const json& p, ReportSection* out) {
+  const std::string level = JsonText(JsonAt(p, {"sandbox", "level"}));
+  if (level.empty()) return;
+  const std::string minimum = JsonText(JsonAt(p, {"sandbox", "minimum"}));
+  const std::string text = "Graded in the code sandbox at level \"" + level + "\"" +
+                           (minimum.empty() ? "" : " (minimum asked: \"" + minimum + "\")") +
+                           (level == "rlimits" ? ", WITHOUT ISOLATION (--unsafe-exec)" : "") +
+                           "; expected outputs and verdicts never entered it.";
+  out->markdown += text + "\n";
+  out->html += "<p>" + HtmlEscape(text) + "</p>\n";
+}
+
 class CodeView : public KindView {
  public:
   VerdictKind Kind() const override { return VerdictKind::kCode; }
@@ -110,6 +125,7 @@ class CodeView : public KindView {
   void Report(const FolderPart& part, const json& p, const std::vector<SampleRecord>&,
               ReportSection* out) const override {
     out->metric = "pass@1 (" + JsonText(JsonAt(p, {"profile"})) + ")";
+    SandboxLine(p, out);
     out->score = Percent(ResultNumber(p, {"score"}));
     out->stderr_pct = Percent(ResultNumber(p, {"stderr"}));
     for (const auto& [key, dim] : {std::pair<const char*, const char*>{"by_difficulty", "difficulty"},

@@ -43,6 +43,7 @@ class LiveCodeBenchPart : public Part {
     const PartSettings& cfg = *ctx.settings;
     ParseLcbProfile(cfg.String("profile"), &profile_);
     timeout_s_ = static_cast<int>(cfg.Int("test_timeout_s"));
+    ctx_sandbox_min_ = ctx.sandbox_min;
     EVALRUN_RETURN_IF_ERROR(MakeGrader(cfg, ctx.unsafe_exec, out));
     LcbReadOptions window;
     EVALRUN_RETURN_IF_ERROR(ReadWindow(cfg, &window));
@@ -118,6 +119,7 @@ class LiveCodeBenchPart : public Part {
     InterpreterInfo interp;
     EVALRUN_RETURN_IF_ERROR(
         DescribeInterpreter(python, RealProcessRunner::Default(), &interp).Prefixed("parts.livecodebench.python"));
+    const std::string minimum = MinimumLevel(cfg, ctx_sandbox_min_);
     SandboxProbe probe;
     Status st = MakeSandbox(options, RealProcessRunner::Default(), &sandbox_, &probe);
     if (!st.ok())
@@ -125,10 +127,12 @@ class LiveCodeBenchPart : public Part {
                                  "that allows user namespaces, or pass --unsafe-exec (or set "
                                  "parts.livecodebench.unsafe_exec) to run model-written code with resource "
                                  "limits alone, without isolation");
+    EVALRUN_RETURN_IF_ERROR(CheckMinimum(minimum, probe));
     runner_ = SandboxLcbRunner(sandbox_.get());
     nlohmann::json levels = nlohmann::json::object();
     for (const auto& [level, outcome] : probe.levels) levels[SandboxLevelName(level)] = outcome;
     out->info["sandbox"] = {{"level", sandbox_->level()},
+                            {"minimum", minimum.empty() ? nlohmann::json() : nlohmann::json(minimum)},
                             {"unsafe_exec", unsafe},
                             {"max_level", cfg.String("sandbox_max_level")},
                             {"probe", levels},
@@ -140,6 +144,28 @@ class LiveCodeBenchPart : public Part {
                          " (Python " + interp.version + ")" +
                          (sandbox_->level() == "rlimits" ? "; NO ISOLATION (--unsafe-exec)" : "") + weaker);
     return Status::Ok();
+  }
+
+  // The weakest level accepted: --sandbox, else parts.livecodebench.sandbox,
+  // else "" (any level that isolates; rlimits only with unsafe_exec).
+  static std::string MinimumLevel(const PartSettings& cfg, const std::string& flag) {
+    return !flag.empty() ? flag : cfg.Has("sandbox") ? cfg.String("sandbox") : "";
+  }
+
+  // Refuses a sandbox weaker than the minimum asked, saying why each
+  // stronger level did not work here.
+  Status CheckMinimum(const std::string& minimum, const SandboxProbe& probe) const {
+    SandboxLevel min, got;
+    if (minimum.empty() || !ParseSandboxLevel(minimum, &min) || !ParseSandboxLevel(sandbox_->level(), &got) ||
+        SandboxLevelAtLeast(got, min))
+      return Status::Ok();
+    std::string why;
+    for (const auto& [level, outcome] : probe.levels)
+      if (outcome != "ok") why += std::string("; ") + SandboxLevelName(level) + ": " + outcome;
+    return Status::Unavailable("the strongest sandbox this machine offers is \"" + sandbox_->level() +
+                               "\", below the minimum \"" + minimum + "\" (--sandbox or parts.livecodebench.sandbox)" +
+                               why + ". Install bubblewrap on a machine that allows user namespaces, or lower the "
+                               "minimum; model-written code is not run below it");
   }
 
   static Status ReadWindow(const PartSettings& cfg, LcbReadOptions* window) {
@@ -197,6 +223,7 @@ class LiveCodeBenchPart : public Part {
 
   LcbProfile profile_ = LcbProfile::kOfficial;
   int timeout_s_ = 6;
+  std::string ctx_sandbox_min_;  // --sandbox
   std::unique_ptr<CodeSandbox> sandbox_;
   LcbRunner runner_;
   std::vector<LcbRow> rows_;  // the window; Item::scorer_index indexes it
@@ -234,6 +261,9 @@ PartDefinition LiveCodeBenchDefinition() {
       CardKey::Bool("unsafe_exec", "run model-written code without isolation (rlimits only) where no sandbox level "
                                    "isolates; refused by default (the command line's --unsafe-exec does the same)")
           .Default(false),
+      CardKey::Enum("sandbox", {"namespaces", "unshare", "seccomp", "rlimits"},
+                    "the weakest sandbox level accepted (README's LiveCodeBench table says what each contains); "
+                    "below it evalrun refuses before any request. The command line's --sandbox overrides it"),
       CardKey::Enum("sandbox_max_level", {"namespaces", "unshare", "seccomp", "rlimits"},
                     "the strongest sandbox level tried (tests cap it); the probe goes down from there")
           .Default(std::string("namespaces")),

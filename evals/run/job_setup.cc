@@ -131,6 +131,7 @@ StepExit ResolveJob(const RunOptions& opts, Job* job, FILE* err) {
   job->data_dir = opts.data_dir.empty() ? DefaultDataDir() : opts.data_dir;
   job->limit = opts.limit;
   job->unsafe_exec = opts.unsafe_exec;
+  job->sandbox_min = opts.sandbox_min;
   job->force_resume = opts.force_resume;
   job->repeat = opts.repeat > 0 ? opts.repeat : job->card.repeat;
   // The job folder, locked for this process (evals/run/job_dir.h); removed

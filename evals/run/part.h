@@ -46,6 +46,7 @@ struct PartContext {
   std::string input_override;       // `score --input FILE`: another dataset file
   int limit = -1;                   // --limit N: at most N items (smoke runs)
   bool unsafe_exec = false;         // --unsafe-exec: run model-written code without isolation if need be
+  std::string sandbox_min;          // --sandbox LEVEL: the weakest sandbox level accepted ("": the part's key)
   // A fresh connection to the server, for a part prepared after it
   // (PartDefinition::needs_tokenizer) that asks it something of its own
   // before any item (the thinking part's switch check); else empty.

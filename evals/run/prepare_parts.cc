@@ -18,6 +18,7 @@ PartContext ContextFor(const Job& job, const PartRun& r) {
   ctx.data_dir = job.data_dir;
   ctx.limit = job.limit;
   ctx.unsafe_exec = job.unsafe_exec;
+  ctx.sandbox_min = job.sandbox_min;
   return ctx;
 }
 

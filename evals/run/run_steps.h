@@ -91,6 +91,7 @@ struct Job {
   bool managed = false;              // server.command: evalrun starts the engine
   int limit = -1;                    // --limit
   bool unsafe_exec = false;          // --unsafe-exec (PartContext::unsafe_exec)
+  std::string sandbox_min;           // --sandbox LEVEL (PartContext::sandbox_min)
   bool force_resume = false;
   ShardSpec shard;                   // --shard I/N (count 0: not sharded)
   std::string run_key_sha256;        // set by ApplyShard when sharded

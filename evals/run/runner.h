@@ -29,6 +29,7 @@ struct RunOptions {
   std::string shard;               // --shard I/N (evals/run/shard.h); empty: the whole selection
   int repeat = 0;                  // --repeat: 1 or 2; 0: the card's `repeat`
   bool unsafe_exec = false;        // --unsafe-exec: a part that runs code may run it without isolation
+  std::string sandbox_min;         // --sandbox LEVEL: the weakest sandbox level accepted ("": the card's)
 };
 
 struct ScoreOptions {
@@ -40,6 +41,7 @@ struct ScoreOptions {
   std::string out_dir = "runs";
   std::string data_dir;
   bool unsafe_exec = false;        // --unsafe-exec, as RunOptions
+  std::string sandbox_min;         // --sandbox LEVEL, as RunOptions
 };
 
 // Returns the process exit code (evals/base/exit_codes.h). Messages go to `err`,

@@ -41,6 +41,7 @@ StepExit PrepareScoredPart(const ScoreOptions& opts, Job* job, FILE* err) {
   ctx.all_items = true;
   ctx.input_override = opts.input_path;
   ctx.unsafe_exec = opts.unsafe_exec;
+  ctx.sandbox_min = opts.sandbox_min;
   st = r.part->Prepare(ctx, &r.prepared);
   if (!st.ok()) return Stop(err, st.Prefixed("part " + r.name), kExitBadInput);
   for (const auto& n : r.prepared.notes) std::fprintf(err, "evalrun: %s: %s\n", r.name.c_str(), n.c_str());

@@ -10,11 +10,14 @@
 // did not (SandboxProbe); level() names it, for results.json and run.json:
 //   "namespaces"  bubblewrap (SandboxOptions::bwrap) with its own user,
 //                 network, mount, PID, IPC, UTS and cgroup namespaces
-//                 (--unshare-all --disable-userns), a read-only view of
-//                 the system (--ro-bind / /), a private writable tmpfs at
+//                 (--unshare-all --disable-userns) and a minimal root: /usr
+//                 and the merged-usr links (/bin, /lib, ...), the loader's
+//                 cache and the time zone, the interpreter's own prefix,
+//                 all read-only, and nothing else of the host's (no /home,
+//                 /root, /run, /var, /etc, project or job folder); private
 //                 /tmp (the working directory, holding the program as
-//                 /tmp/main.py), new /proc and /dev, a new session, an
-//                 empty environment but PATH, HOME=/tmp, LANG, and
+//                 /tmp/main.py), /dev, /dev/shm and /proc, a new session,
+//                 an empty environment but PATH, HOME=/tmp, LANG, and
 //                 --die-with-parent. No network. When the PID namespace's
 //                 first process ends, the kernel kills every process in
 //                 it: nothing outlives a run, setsid or not.
@@ -25,8 +28,9 @@
 //                 /tmp (the working directory), a new /proc; the program
 //                 is /dev/fd/3. Nothing outlives a run.
 //   "seccomp"     no namespaces: a seccomp filter (seccomp_filter.h: no
-//                 sockets, no ptrace, no setsid or setpgid, no namespaces
-//                 or mounts), the limits, a process group that nothing can
+//                 sockets, no ptrace, no signal but to its own group, no
+//                 setsid or setpgid, no namespaces or mounts), the limits,
+//                 a process group that nothing can
 //                 leave and that is killed at the end. The file system is
 //                 the sandbox uid's (world-writable places such as the
 //                 host's /tmp, the working directory, are writable).
@@ -43,14 +47,17 @@
 // MemoryError), processes (RLIMIT_NPROC), open files, file size, output
 // size (stdout beyond output_bytes: the run is killed, output_capped);
 // wall time for the whole run. Found as root (here and in CI), the kernel
-// exempts uid 0 from RLIMIT_NPROC, so the code runs as SandboxOptions::uid
-// (65534, nobody, by default): bwrap then runs unprivileged and makes a
-// user namespace (which needs unprivileged user namespaces:
-// /proc/sys/user/max_user_namespaces > 0). RLIMIT_NPROC counts every
-// process of that uid on the machine: concurrent sandboxes share
-// `processes` unless each gets its own uid. Not root, the code runs as
-// evalrun's user and `processes` is added to the tasks that user had at the
-// probe.
+// exempts uid 0 from RLIMIT_NPROC, so each run's code runs as a uid of its
+// own (sandbox_uids.h: leased per run, never shared with a run beside it,
+// in this or another evalrun process): bwrap then runs unprivileged and
+// makes a user namespace (which needs unprivileged user namespaces:
+// /proc/sys/user/max_user_namespaces > 0), and RLIMIT_NPROC binds that run
+// alone, so one answer's fork bomb cannot starve another's start, and
+// another run's processes cannot be signalled, traced or read. Not root,
+// the code runs as evalrun's user, `processes` is added to the tasks that
+// user had at the probe, and the levels without a user namespace (seccomp,
+// rlimits) run one at a time. Every run is fresh: one process tree, one
+// program, gone at its end.
 //
 // Found when this was written (Debian 12, kernel 6.18, evalrun as root in a
 // container, bubblewrap 0.8.0): bwrap as root makes every namespace without
@@ -116,8 +123,6 @@ struct SandboxOptions {
   std::string bwrap = "/usr/bin/bwrap";        // "": do not try bubblewrap
   SandboxLevel max_level = SandboxLevel::kNamespaces;  // the strongest level tried (tests cap it)
   bool unsafe_exec = false;                    // allow the "rlimits" level
-  int uid = 65534;                             // the code's uid and gid when evalrun is root
-  int gid = 65534;
   SandboxLimits limits;
 };
 

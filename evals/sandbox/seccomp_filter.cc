@@ -34,7 +34,11 @@ constexpr unsigned kNamespaceFlags = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC |
 // Refused with EPERM (seccomp_filter.h says why each).
 const std::vector<long>& RefusedCalls() {
   static const std::vector<long> calls = {
-    SYS_socket, SYS_setsid, SYS_setpgid, SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev,
+    SYS_socket, SYS_setsid, SYS_setpgid, SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_tkill,
+    SYS_kcmp,
+#ifdef SYS_pidfd_open
+    SYS_pidfd_open, SYS_pidfd_send_signal, SYS_pidfd_getfd,
+#endif
     SYS_unshare, SYS_setns, SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot,
     SYS_bpf, SYS_perf_event_open, SYS_userfaultfd, SYS_keyctl, SYS_add_key, SYS_request_key,
     SYS_init_module, SYS_finit_module, SYS_delete_module, SYS_kexec_load, SYS_reboot,
@@ -70,6 +74,13 @@ std::vector<sock_filter> BuildFilter() {
   f.push_back(Jump(BPF_JMP | BPF_JGE | BPF_K, kX32Bit, 0, 1));
   f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
 #endif
+  // kill(pid, sig) only to its own process group (pid 0): never another
+  // process's (a neighbour's, evalrun's). tgkill (raise, pthread_kill) stays.
+  f.push_back(Jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_kill, 0, 4));
+  f.push_back(Stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[0])));
+  f.push_back(Jump(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
+  f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
   for (long nr : RefusedCalls()) {
     f.push_back(Jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<unsigned>(nr), 0, 1));
     f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));

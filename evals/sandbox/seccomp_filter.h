@@ -9,8 +9,11 @@
 //     nothing outside);
 //   * setsid(), setpgid(): every descendant stays in the process group the
 //     runner kills at the end;
-//   * ptrace, process_vm_readv/writev: no reading or steering of other
-//     processes of the same uid;
+//   * ptrace, process_vm_readv/writev, kcmp, pidfd_open/send_signal/getfd:
+//     no reading or steering of other processes of the same uid;
+//   * kill() of anything but its own process group (pid 0), and tkill: no
+//     signal to another process (a neighbour answer, evalrun); tgkill, which
+//     raise() and pthread_kill() use, stays;
 //   * unshare, setns, clone with a namespace flag, mount and the new mount
 //     API, pivot_root, chroot: no namespaces or mounts;
 //   * io_uring (its operations bypass the filter), bpf, perf_event_open,
