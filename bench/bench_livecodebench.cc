@@ -8,6 +8,12 @@
 //                  interpreter's start, the harness, the sandbox) and the cost
 //                  per test case, (t(kCostTests) - t(1)) / (kCostTests - 1),
 //                  the median of kCostRuns runs each;
+//   fixture set    the answers of tests/fixtures/livecodebench (answers.jsonl
+//                  and answers_more.jsonl, 62) graded at the strongest level,
+//                  4 at a time, official profile, per-test timeout 3 s:
+//                  answers per second, over all of them and over those
+//                  that end before any time limit (the grading cost proper;
+//                  the others wait out their limits), best of 3;
 //   occupancy      the real evalrun binary runs `kProblems` synthetic
 //                  problems (a data_file) against the in-process fake
 //                  server (4 slots, `kServiceMs` per answer) while it grades
@@ -18,11 +24,15 @@
 //                  tests/scoring_stage_test.cc measures it (target >= 95 %).
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <mutex>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "bench/bench.h"
+#include "datasets/lcb_rows.h"
+#include "scorers/lcb_prompt.h"
 #include "evals/proc/process_runner.h"
 #include "evals/sandbox/sandbox.h"
 #include "scorers/lcb_sandbox_runner.h"
@@ -105,6 +115,89 @@ bool GradingCost(std::vector<Figure>* out) {
   return any;
 }
 
+struct FixtureAnswer {
+  std::string code, question;
+  bool timed;  // the official verdict is a time limit or a lost result (waits out a limit)
+};
+
+std::vector<FixtureAnswer> FixtureAnswers(std::map<std::string, LcbTestCases>* problems) {
+  const std::string dir = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/";
+  for (const char* f : {"test.jsonl", "test2.jsonl"})
+    ReadLcbFile(dir + f, f, {}, [&](LcbProblem&& p) {
+      LcbTestCases& t = (*problems)[p.question_id];
+      for (const auto* list : {&p.public_tests, &p.private_tests})
+        for (const auto& c : *list) {
+          t.inputs.push_back(c.input);
+          t.outputs.push_back(c.output);
+        }
+      t.fn_name = p.func_name;
+      return Status::Ok();
+    });
+  std::vector<FixtureAnswer> out;
+  for (const auto& [answers, verdicts] : {std::pair{"answers.jsonl", "official_verdicts.json"},
+                                          std::pair{"answers_more.jsonl", "official_verdicts_more.json"}}) {
+    const nlohmann::json official = nlohmann::json::parse(testing::ReadFile(dir + verdicts));
+    const std::string text = testing::ReadFile(dir + answers);
+    size_t i = 0;
+    for (size_t pos = 0, nl; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1, ++i) {
+      const nlohmann::json a = nlohmann::json::parse(text.substr(pos, nl - pos));
+      const int code = official["verdicts"][i]["error_code"].is_null() ? 0 : official["verdicts"][i]["error_code"].get<int>();
+      out.push_back({ExtractLcbCode(a["response"].get<std::string>()), a["question_id"].get<std::string>(),
+                     code == -3 || code == -5});
+    }
+  }
+  return out;
+}
+
+// Seconds to grade `answers` 4 at a time.
+double GradeFixtureSet(const LcbRunner& runner, const std::vector<FixtureAnswer>& answers,
+                       const std::map<std::string, LcbTestCases>& problems) {
+  const double t0 = NowSeconds();
+  std::mutex mu;
+  size_t next = 0;
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 4; ++w)
+    workers.emplace_back([&] {
+      for (;;) {
+        size_t i;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (next == answers.size()) return;
+          i = next++;
+        }
+        LcbGrade g;
+        GradeLcbCode(answers[i].code, problems.at(answers[i].question), {3, LcbProfile::kOfficial}, runner, &g);
+      }
+    });
+  for (auto& t : workers) t.join();
+  return NowSeconds() - t0;
+}
+
+bool FixtureThroughput(std::vector<Figure>* out) {
+  std::unique_ptr<CodeSandbox> box;
+  if (!MakeSandbox(LcbSandboxOptions("/usr/bin/python3", false), RealProcessRunner::Default(), &box).ok()) {
+    out->push_back({"livecodebench", "fixture set", "no isolating sandbox level here", "", Verdict::kMiss});
+    return false;
+  }
+  std::map<std::string, LcbTestCases> problems;
+  const std::vector<FixtureAnswer> all = FixtureAnswers(&problems);
+  std::vector<FixtureAnswer> quick;
+  for (const auto& a : all)
+    if (!a.timed) quick.push_back(a);
+  const LcbRunner runner = SandboxLcbRunner(box.get());
+  double best_all = 1e9, best_quick = 1e9;
+  for (int round = 0; round < 3; ++round) {
+    best_all = std::min(best_all, GradeFixtureSet(runner, all, problems));
+    best_quick = std::min(best_quick, GradeFixtureSet(runner, quick, problems));
+  }
+  out->push_back({"livecodebench", Fmt("fixture set at %s: all %zu answers", box->level().c_str(), all.size()),
+                  Fmt("%.2f answers/s (%.2f s)", all.size() / best_all, best_all), "", Verdict::kInfo});
+  out->push_back({"livecodebench",
+                  Fmt("fixture set at %s: the %zu that end before any limit", box->level().c_str(), quick.size()),
+                  Fmt("%.2f answers/s (%.2f s)", quick.size() / best_quick, best_quick), "", Verdict::kInfo});
+  return true;
+}
+
 // kProblems stdin problems of kTests tests each, in the dataset's row format.
 std::string SyntheticRows() {
   std::string rows;
@@ -183,6 +276,7 @@ bool Occupancy(const BenchOptions& o, std::vector<Figure>* out) {
 
 bool RunLiveCodeBenchSection(const BenchOptions& o, std::vector<Figure>* out) {
   bool ok = GradingCost(out);
+  ok = FixtureThroughput(out) && ok;
   return Occupancy(o, out) && ok;
 }
 
