@@ -31,12 +31,12 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench.h"
-#include "datasets/lcb_rows.h"
 #include "scorers/lcb_prompt.h"
 #include "evals/proc/process_runner.h"
 #include "evals/sandbox/sandbox.h"
 #include "scorers/lcb_sandbox_runner.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/lcb_fixtures.h"
 #include "tests/support/run_binary.h"
 
 namespace evalrun::bench {
@@ -120,30 +120,17 @@ struct FixtureAnswer {
   bool timed;  // the official verdict is a time limit or a lost result (waits out a limit)
 };
 
-std::vector<FixtureAnswer> FixtureAnswers(std::map<std::string, LcbTestCases>* problems) {
-  const std::string dir = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/";
-  for (const char* f : {"test.jsonl", "test2.jsonl"})
-    ReadLcbFile(dir + f, f, {}, [&](LcbProblem&& p) {
-      LcbTestCases& t = (*problems)[p.question_id];
-      for (const auto* list : {&p.public_tests, &p.private_tests})
-        for (const auto& c : *list) {
-          t.inputs.push_back(c.input);
-          t.outputs.push_back(c.output);
-        }
-      t.fn_name = p.func_name;
-      return Status::Ok();
-    });
+std::vector<FixtureAnswer> FixtureAnswers() {
   std::vector<FixtureAnswer> out;
   for (const auto& [answers, verdicts] : {std::pair{"answers.jsonl", "official_verdicts.json"},
                                           std::pair{"answers_more.jsonl", "official_verdicts_more.json"}}) {
-    const nlohmann::json official = nlohmann::json::parse(testing::ReadFile(dir + verdicts));
-    const std::string text = testing::ReadFile(dir + answers);
-    size_t i = 0;
-    for (size_t pos = 0, nl; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1, ++i) {
-      const nlohmann::json a = nlohmann::json::parse(text.substr(pos, nl - pos));
-      const int code = official["verdicts"][i]["error_code"].is_null() ? 0 : official["verdicts"][i]["error_code"].get<int>();
-      out.push_back({ExtractLcbCode(a["response"].get<std::string>()), a["question_id"].get<std::string>(),
-                     code == -3 || code == -5});
+    const nlohmann::json official =
+        nlohmann::json::parse(testing::ReadFile(testing::LcbFixtureDir() + verdicts))["verdicts"];
+    const std::vector<nlohmann::json> lines = testing::LcbFixtureAnswers(answers);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const int code = official[i]["error_code"].is_null() ? 0 : official[i]["error_code"].get<int>();
+      out.push_back({ExtractLcbCode(lines[i]["response"].get<std::string>()),
+                     lines[i]["question_id"].get<std::string>(), code == -3 || code == -5});
     }
   }
   return out;
@@ -180,7 +167,11 @@ bool FixtureThroughput(std::vector<Figure>* out) {
     return false;
   }
   std::map<std::string, LcbTestCases> problems;
-  const std::vector<FixtureAnswer> all = FixtureAnswers(&problems);
+  if (Status st = testing::LcbFixtureProblems(&problems); !st.ok()) {
+    out->push_back({"livecodebench", "fixture set", st.ToString(), "", Verdict::kMiss});
+    return false;
+  }
+  const std::vector<FixtureAnswer> all = FixtureAnswers();
   std::vector<FixtureAnswer> quick;
   for (const auto& a : all)
     if (!a.timed) quick.push_back(a);

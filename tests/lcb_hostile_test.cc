@@ -18,35 +18,15 @@
 
 #include <gtest/gtest.h>
 
-#include "datasets/lcb_rows.h"
 #include "evals/sandbox/sandbox.h"
 #include "scorers/lcb_grade.h"
 #include "scorers/lcb_sandbox_runner.h"
-#include "tests/support/run_binary.h"
+#include "tests/support/lcb_fixtures.h"
 
 namespace evalrun {
 namespace {
 
-const std::string kDir = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/";
 const std::string kSecret = "sk-evalrun-hostile-" + std::to_string(getpid());
-
-std::map<std::string, LcbTestCases> Problems() {
-  std::map<std::string, LcbTestCases> out;
-  for (const char* f : {"test.jsonl", "test2.jsonl"}) {
-    Status st = ReadLcbFile(kDir + f, f, {}, [&](LcbProblem&& p) {
-      LcbTestCases& t = out[p.question_id];
-      for (const auto* list : {&p.public_tests, &p.private_tests})
-        for (const auto& c : *list) {
-          t.inputs.push_back(c.input);
-          t.outputs.push_back(c.output);
-        }
-      t.fn_name = p.func_name;
-      return Status::Ok();
-    });
-    EXPECT_TRUE(st.ok()) << st.ToString();
-  }
-  return out;
-}
 
 struct Answer {
   std::string id, problem, code;
@@ -151,7 +131,8 @@ class LcbHostile : public ::testing::TestWithParam<SandboxLevel> {
 };
 
 TEST_P(LcbHostile, EveryHostileAnswerFailsAndItsNeighboursAreGradedAsBefore) {
-  const auto problems = Problems();
+  std::map<std::string, LcbTestCases> problems;
+  ASSERT_TRUE(testing::LcbFixtureProblems(&problems).ok());
   std::vector<Answer> answers = HostileAnswers(t_);
   for (const Answer& a : HonestAnswers()) answers.push_back(a);
   const LcbRunner runner = SandboxLcbRunner(box_.get());

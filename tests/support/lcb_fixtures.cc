@@ -1,0 +1,34 @@
+#include "tests/support/lcb_fixtures.h"
+
+#include "datasets/lcb_rows.h"
+#include "tests/support/run_binary.h"
+
+namespace evalrun::testing {
+
+std::string LcbFixtureDir() { return std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/"; }
+
+Status LcbFixtureProblems(std::map<std::string, LcbTestCases>* out) {
+  for (const char* f : {"test.jsonl", "test2.jsonl"}) {
+    EVALRUN_RETURN_IF_ERROR(ReadLcbFile(LcbFixtureDir() + f, f, {}, [&](LcbProblem&& p) {
+      LcbTestCases& t = (*out)[p.question_id];
+      for (const auto* list : {&p.public_tests, &p.private_tests})
+        for (const auto& c : *list) {
+          t.inputs.push_back(c.input);
+          t.outputs.push_back(c.output);
+        }
+      t.fn_name = p.func_name;
+      return Status::Ok();
+    }));
+  }
+  return Status::Ok();
+}
+
+std::vector<nlohmann::json> LcbFixtureAnswers(const std::string& file) {
+  std::vector<nlohmann::json> out;
+  const std::string text = ReadFile(LcbFixtureDir() + file);
+  for (size_t pos = 0, nl; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1)
+    out.push_back(nlohmann::json::parse(text.substr(pos, nl - pos)));
+  return out;
+}
+
+}  // namespace evalrun::testing
