@@ -105,6 +105,8 @@ json SummaryRow(const std::string& part, const PartResults& p) {
   row["cut_off"] = OptJson(p.cut_off);
   row["no_answer"] = OptJson(p.no_answer);
   row["failed"] = OptJson(p.failed);
+  row["raw_fallback"] = OptJson(p.raw_fallback);
+  row["server_parse_error"] = OptJson(p.server_parse_error);
   row["prompt_tps"] = OptJson(p.speeds.prompt_tps);
   row["decode_tps"] = OptJson(p.speeds.decode_tps);
   row["prompt_tokens"] = OptJson(p.speeds.prompt_tokens);

@@ -11,7 +11,8 @@
 //
 // The model: {job, title, subtitle,
 //   summary: [{part, metric, score (%), stderr (%), n, cut_off, no_answer,
-//              failed, prompt_tps, decode_tps, prompt_tokens, completion_tokens}],
+//              failed, raw_fallback, server_parse_error (null in runs before
+//              issue 38), prompt_tps, decode_tps, prompt_tokens, completion_tokens}],
 //   instruction: {title, prompt_strict, inst_strict, prompt_loose, inst_loose} or null,
 //   by_length: {title, lengths: [{length, label, score, tasks}], tasks} or null,
 //   probe: {part, title, positions, confident_pct, top1_logprob {mean, min, p05,
