@@ -166,5 +166,23 @@ TEST(ReportResults, ParserCountsAreShownWhenAPartHasThemAndNotInOldRuns) {
       << md;
 }
 
+TEST(ReportResults, ASpeedOnlyRunSaysSoInsteadOfAnEmptyTable) {
+  TempDir t("evalrun_report_tables");
+  const std::string dir = t.path() + "/run";
+  json results = WideSpeed();
+  results["schema"] = "evalrun.results/1";
+  results["job"] = "speed-only";
+  WriteText(dir + "/results.json", results.dump(2));
+  std::string html;
+  const std::string md = ReportMarkdown(dir, &html);
+  EXPECT_NE(md.find("## Results\n\nNo question part in this run: nothing scored."), std::string::npos) << md;
+  EXPECT_EQ(md.find("| part "), std::string::npos) << md;
+  EXPECT_NE(md.find("## How fast it runs"), std::string::npos) << md;
+  std::string why;
+  EXPECT_TRUE(TablesAligned(md, &why)) << why << "\n" << md;
+  EXPECT_NE(html.find("No question part in this run"), std::string::npos);
+  EXPECT_EQ(html.find("<th>metric</th>"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace evalrun::testing

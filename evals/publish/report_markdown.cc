@@ -16,6 +16,8 @@ using nlohmann::json;
 
 std::string NumCell(const json& v, const char* f) { return v.is_number() ? FormatDouble(f, v.get<double>()) : "—"; }
 
+constexpr const char* kNoScoresWhere = "The procedures' figures follow in their own sections.";
+
 // Whether any part counted answers of this field (raw_fallback,
 // server_parse_error): its column is shown only then.
 bool AnyCounted(const json& summary, const char* key) {
@@ -26,6 +28,10 @@ bool AnyCounted(const json& summary, const char* key) {
 
 // The score table of every part.
 void ResultsTable(const json& m, std::string* o) {
+  if (m["summary"].empty()) {  // only procedures (speed, fit): no scores, never an empty table
+    *o += "## Results\n\nNo question part in this run: nothing scored. " + std::string(kNoScoresWhere) + "\n\n";
+    return;
+  }
   const bool fallback = AnyCounted(m["summary"], "raw_fallback");
   const bool parse_errors = AnyCounted(m["summary"], "server_parse_error");
   std::vector<std::string> head = {"part", "metric", "score (%)", "± stderr", "n", "cut-off", "no answer", "failed"};
