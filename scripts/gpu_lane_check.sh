@@ -112,12 +112,14 @@ echo "== evalrun exited $RUN_EXIT"
 TTFT="FAIL"
 if [ -f "$JOB/speed/requests.jsonl" ]; then
   echo "== bare streaming client: the speed part's measured requests again"
-  "$PY" "$HERE/bare_stream_client.py" replay --requests "$JOB/speed/requests.jsonl" --port "$PORT" \
-    --out "$OUT/bare.jsonl"
   set +e
-  "$PY" "$HERE/bare_stream_client.py" compare --samples "$JOB/speed/samples.jsonl" --bare "$OUT/bare.jsonl" \
-    --out "$OUT/ttft_compare.json"
-  [ $? -eq 0 ] && TTFT="PASS"
+  if "$PY" "$HERE/bare_stream_client.py" replay --requests "$JOB/speed/requests.jsonl" --port "$PORT" \
+      --out "$OUT/bare.jsonl"; then
+    "$PY" "$HERE/bare_stream_client.py" compare --samples "$JOB/speed/samples.jsonl" --bare "$OUT/bare.jsonl" \
+      --out "$OUT/ttft_compare.json" && TTFT="PASS"
+  else
+    echo "the replay failed: TTFT not compared"
+  fi
   set -e
 else
   echo "no $JOB/speed/requests.jsonl: the speed part did not run; TTFT not compared"

@@ -91,9 +91,17 @@ void MakeChoiceRun(const std::string& dir, int n, int right, int failed, const j
                "\n";
   }
   WriteText(dir + "/mmlupro/samples.jsonl", samples);
-  std::string failures;
+  // A request that failed once and was answered on a resume ("mp-0") is still in failed.jsonl.
+  std::string failures =
+      failed ? json{{"id", "mp-0"}, {"error", "timeout"}, {"http_status", 0}, {"attempts", 2}}.dump() + "\n" : "";
   for (int i = 0; i < failed; ++i)
-    failures += json{{"id", "mp-f" + std::to_string(i)}, {"error", "HTTP 500: server error"}, {"attempts", 2}}.dump() +
+    failures += json{{"id", "mp-f" + std::to_string(i)},
+                     {"error", i % 4 == 3 ? "POST /v1/chat/completions: HTTP 503: Loading model"
+                                          : "POST /v1/chat/completions: HTTP 500: The model produced output that "
+                                            "does not match the expected peg-native format"},
+                     {"http_status", i % 4 == 3 ? 503 : 500},
+                     {"attempts", 2}}
+                    .dump() +
                 "\n";
   WriteText(dir + "/mmlupro/failed.jsonl", failures);
   json part = {{"kind", "choice"}, {"score", n ? static_cast<double>(right) / n : 0.0}, {"n", n},
@@ -130,6 +138,19 @@ TEST(ReportResults, APartWithFailedRequestsShowsItsRowsAndTheFailures) {
   EXPECT_NE(html.find("<td class=\"num\">16</td>"), std::string::npos);
   // The sample browser holds the 44 scored answers.
   EXPECT_EQ(CountOf(html, "\"part\":\"mmlupro\""), 44) << html.size();
+  // The failures, grouped by error (12 + 4 = 16; the one answered since is not listed).
+  EXPECT_NE(flat.find("## Failed requests"), std::string::npos) << md;
+  EXPECT_NE(flat.find("| mmlupro | 12 | 500 | POST /v1/chat/completions: HTTP 500: The model produced output that does "
+                      "not match the expected peg-native format | mp-f0, mp-f1, mp-f2, mp-f4, mp-f5, ... |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(flat.find("| mmlupro | 4 | 503 | POST /v1/chat/completions: HTTP 503: Loading model | mp-f3, mp-f7, mp-f11, "
+                      "mp-f15 |"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(flat.find("timeout"), std::string::npos) << md;
+  EXPECT_NE(html.find("<section id=\"failed\"><h2>Failed requests</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">12</td><td class=\"num\">500</td>"), std::string::npos);
 }
 
 TEST(ReportResults, ParserCountsAreShownWhenAPartHasThemAndNotInOldRuns) {

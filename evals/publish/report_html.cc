@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "evals/base/json_fields.h"
+#include "evals/publish/failed_requests.h"
 #include "evals/publish/html_page.h"
 #include "evals/publish/html_text.h"
 #include "evals/publish/section_tables.h"
@@ -452,6 +453,7 @@ std::string RenderReportHtml(const json& m) {
   h += HtmlPageStart(JsonText(m["title"]));
   h += "<header><h1>" + E(m["title"]) + "</h1><div class=\"sub\">" + E(m["subtitle"]) + "</div></header>\n";
   h += ResultsSection(m);
+  h += FailedRequestsHtml(m.value("failures", json::array()));  // evals/publish/failed_requests.h
   h += ProbeSection(m);
   h += ThinkingReportHtml(m.value("thinking", json()));
   h += ByLengthSection(m);

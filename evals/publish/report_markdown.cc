@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "evals/base/json_fields.h"
+#include "evals/publish/failed_requests.h"
 #include "evals/publish/section_tables.h"
 #include "evals/publish/speed_section.h"
 #include "evals/publish/table_text.h"
@@ -191,6 +192,7 @@ std::string RenderReportMarkdown(const json& m) {
   o += "# " + JsonText(m["title"]) + "\n\n";
   if (!JsonText(m["subtitle"]).empty()) o += MarkdownCell(JsonText(m["subtitle"])) + "\n\n";
   ResultsTable(m, &o);
+  o += FailedRequestsMarkdown(m.value("failures", json::array()));  // evals/publish/failed_requests.h
   InstructionTable(m, &o);
   ProbeTable(m, &o);
   o += ThinkingReportMarkdown(m.value("thinking", json()));

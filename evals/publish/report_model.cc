@@ -5,8 +5,10 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "evals/base/json_fields.h"
+#include "evals/publish/failed_requests.h"
 #include "evals/publish/html_text.h"
 #include "evals/publish/kind_view.h"
 #include "evals/publish/results_model.h"
@@ -168,6 +170,7 @@ ReportSection PartReport(const RunFolder& run, const FolderPart& part, const jso
 struct PartsModel {
   json summary = json::array(), categories = json::array(), tables = json::array(), fragments = json::array();
   json samples = json::array(), sample_parts = json::array(), repeats = json::array();
+  json failures = json::array();  // failed_requests.h, per part that has any
 };
 
 void AddSections(const std::string& name, const PartResults& p, ReportSection sec, json* model, PartsModel* pm,
@@ -211,6 +214,9 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
     std::vector<SampleRecord> records;
     EVALRUN_RETURN_IF_ERROR(PartRecords(run, part, &records, notes));
     if (!records.empty()) pm.sample_parts.push_back(name);
+    std::set<std::string> answered;
+    for (const auto& r : records) answered.insert(r.id);
+    if (json f = FailedRequestsModel(run.dir, name, answered); !f.is_null()) pm.failures.push_back(std::move(f));
     std::vector<json> shown;
     for (const auto& r : records) shown.push_back(BrowserSample(part, r, max_text_chars));
     // By id, its numbers by value ("niah_single_1/4096/0" before
@@ -232,6 +238,7 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
   m["fragments"] = pm.fragments;
   m["samples"] = pm.samples;
   m["sample_parts"] = pm.sample_parts;
+  m["failures"] = pm.failures;
   return Status::Ok();
 }
 

@@ -19,6 +19,8 @@
 //           median, p95, max}, prompt_tokens_mean, top_logprobs, text,
 //           histogram: [{name, n, score}], rows: [{position, token, logprob, p,
 //           excerpt, next_word}], rows_cut} or null (a logprob probe),
+//   failures: [{part, requests, unreadable, groups: [{error, http_status,
+//               count, ids}]}] (each part's failed.jsonl, failed_requests.h),
 //   categories: [{part, title, dimension, rows: [{name, n, correct, score}]}],
 //   tables: [{part, title, columns, rows, note}] (the sections' SectionTables),
 //   fragments: [{part, markdown, html}] (sections rendered by their owner),
