@@ -1,6 +1,7 @@
 #include "evals/publish/failed_requests.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -29,18 +30,30 @@ std::string Cut(const std::string& s) {
 json FailedRequestsModel(const std::string& run_dir, const std::string& part, const std::set<std::string>& answered) {
   std::string text;
   if (!ReadFileToString(run_dir + "/" + part + "/failed.jsonl", &text).ok()) return nullptr;
-  std::vector<json> groups;
+  // Each id once, its last line (a request that failed again on a resume is there twice).
+  std::vector<json> lines;
+  std::map<std::string, size_t> at;
   int requests = 0, unreadable = 0;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
-    const json j = ParseJsonOrDiscarded(line);
+    json j = ParseJsonOrDiscarded(line);
     if (!j.is_object() || !j.contains("id")) {
       ++unreadable;
       continue;
     }
     const std::string id = JsonText(j["id"]);
     if (answered.count(id)) continue;  // answered by a later resume
+    if (auto it = at.find(id); it != at.end()) {
+      lines[it->second] = std::move(j);
+    } else {
+      at[id] = lines.size();
+      lines.push_back(std::move(j));
+    }
+  }
+  std::vector<json> groups;
+  for (const json& j : lines) {
+    const std::string id = JsonText(j["id"]);
     ++requests;
     const std::string error = Cut(JsonText(j.value("error", json(""))));
     const json status = j.value("http_status", json());

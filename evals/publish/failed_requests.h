@@ -1,7 +1,8 @@
 // A part's failed requests for the report (issue 38): <run>/<part>/
 // failed.jsonl (the runner's: one line per request that failed after its
 // retries, {id, error, http_status, attempts, time_utc}) read without
-// changing it, the ids answered since (a resumed run) left out, grouped by
+// changing it, each id once (its last line), the ids answered since (a
+// resumed run) left out, grouped by
 // error text so that 16 identical HTTP 500s are one row.
 //
 // The model: {part, requests, groups: [{error, http_status, count, ids
