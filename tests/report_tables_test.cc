@@ -6,6 +6,8 @@
 // shows its scored samples and the failures, never an empty table.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "evals/publish/report.h"
@@ -104,7 +106,8 @@ void MakeChoiceRun(const std::string& dir, int n, int right, int failed, const j
                     .dump() +
                 "\n";
   WriteText(dir + "/mmlupro/failed.jsonl", failures);
-  json part = {{"kind", "choice"}, {"score", n ? static_cast<double>(right) / n : 0.0}, {"n", n},
+  const double score = n ? static_cast<double>(right) / n : 0.0;
+  json part = {{"kind", "choice"}, {"score", score}, {"stderr", n ? std::sqrt(score * (1 - score) / n) : 0.0}, {"n", n},
                {"correct", right}, {"cut_off", 0}, {"no_answer", 0}, {"failed", failed},
                {"planned", n + failed}, {"complete", failed == 0}};
   for (const auto& [k, v] : extra.items()) part[k] = v;

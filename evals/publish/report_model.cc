@@ -191,7 +191,7 @@ void AddSections(const std::string& name, const PartResults& p, ReportSection se
   if (!sec.markdown.empty() || !sec.html.empty())
     pm->fragments.push_back({{"part", name}, {"markdown", sec.markdown}, {"html", sec.html}});
   if (p.complete && !*p.complete)
-    notes->push_back(name + ": incomplete: " + JsonText(row["n"]) + " of " +
+    notes->push_back(name + ": incomplete: " + (p.n ? FormatDouble("%.0f", *p.n) : "?") + " of " +
                      (p.planned ? FormatDouble("%.0f", *p.planned) : "?") +
                      " planned answered (resume the job to finish it)");
   pm->summary.push_back(std::move(row));
