@@ -3,8 +3,8 @@
 // llama-server (4 slots; C1 and C8, so that 4 requests queue), then `replay`
 // sends speed/requests.jsonl again and `compare` pairs the two clients'
 // TTFTs. What is checked is the plumbing, never a speed: every measured
-// request is replayed once with the same body (the server sees each
-// measured prompt twice), every replayed request has a first token, C1 is
+// request is replayed once with the same body, after the warm-up's (the
+// server sees each of those prompts twice), every replayed request has a first token, C1 is
 // paired request by request and C8 rank by rank (8 pairs), and the summary
 // says its rule and verdict. /usr/bin/python3 (Debian 12's 3.11), loopback.
 #include <gtest/gtest.h>
@@ -57,7 +57,8 @@ TEST_F(E2eBareReplay, TheSpeedPartsRequestsAreSentAgainAndPairedByClient) {
   }
   int twice = 0;
   for (const auto& [messages, n] : seen) twice += n == 2;
-  EXPECT_EQ(twice, 11);  // each measured prompt: once from evalrun, once from the bare client
+  // Each measured prompt and the warm-up's: once from evalrun, once from the bare client.
+  EXPECT_EQ(twice, 11 + 1);
 
   BinaryResult cmp = RunBinary({"/usr/bin/python3", script, "compare", "--samples", speed + "/samples.jsonl", "--bare",
                                 dir_ + "/bare.jsonl", "--out", dir_ + "/cmp.json"},
