@@ -43,7 +43,10 @@ done
 [ -n "$BUNDLE" ] && [ -n "$DATASETS" ] && [ -n "$PORT" ] && [ -n "$OUT" ] || die "--bundle, --datasets, --port and --out are required"
 [ -d "$DATASETS/mmlu-pro" ] || die "$DATASETS/mmlu-pro: not found"
 PY=${PYTHON:-python3}
-"$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || die "$PY: Python 3.10 or newer needed"
+if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+  [ -x /opt/torch/.venv/bin/python ] && PY=/opt/torch/.venv/bin/python  # as lane.sh, on the device machine
+  "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || die "$PY: Python 3.10 or newer needed (PYTHON=...)"
+fi
 if [ -x "$BUNDLE/run" ]; then EVALRUN=("$BUNDLE/run")
 elif [ -x "$BUNDLE/evalrun" ]; then EVALRUN=(env "LD_LIBRARY_PATH=$BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$BUNDLE/evalrun")
 else die "$BUNDLE: neither run nor evalrun there (scripts/make_bundle.sh makes the bundle)"; fi
