@@ -37,7 +37,8 @@ import threading
 import time
 
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
-CONTENT_KEYS = (b'"content":"', b'"reasoning_content":"')
+# llama-server writes its chunks without spaces; a server that writes "key": "value" is matched too.
+CONTENT_KEYS = (b'"content":"', b'"reasoning_content":"', b'"content": "', b'"reasoning_content": "')
 
 
 def read_jsonl(path):
