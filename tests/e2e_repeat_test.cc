@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/markdown_tables.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
 
@@ -135,7 +136,7 @@ TEST_F(E2eRepeat, RepeatTwoKeepsTheJobAsOneRunAndReportsTheFlipRate) {
   // `evalrun report` of the job shows the flip rate and the detectable difference.
   BinaryResult report = RunBinary({EvalrunBinary(), "report", JobDir("r")});
   ASSERT_EQ(report.exit_code, 0) << report.err;
-  const std::string md = ReadFile(JobDir("r") + "/report.md");
+  const std::string md = UnpadTables(ReadFile(JobDir("r") + "/report.md"));
   char row[160];
   std::snprintf(row, sizeof row, "| mmlupro | %d / 40 | %.2f | %.2f |", flips, 100.0 * flips / 40,
                 100 * rep["mde"].get<double>());
@@ -175,7 +176,7 @@ TEST_F(E2eRepeat, AProbeRepeatsItsPositionsAndReportsTheKldBetweenThem) {
   // The report's row: top-token changes and the KLD.
   BinaryResult report = RunBinary({EvalrunBinary(), "report", JobDir("p")});
   ASSERT_EQ(report.exit_code, 0) << report.err;
-  const std::string md = ReadFile(JobDir("p") + "/report.md");
+  const std::string md = UnpadTables(ReadFile(JobDir("p") + "/report.md"));
   EXPECT_NE(md.find("| probe | 0 / 30 | 0.00 | KLD mean 0, max 0 |"), std::string::npos) << md;
   EXPECT_NE(md.find("for a probe, flips are the positions whose top token changed"), std::string::npos);
   EXPECT_NE(ReadFile(JobDir("p") + "/report.html").find("<tr><td>probe</td><td>0 / 30</td><td>0.00</td><td>KLD mean 0, max 0"),

@@ -12,6 +12,7 @@
 #include "scorers/statistics.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/markdown_tables.h"
 #include "tests/support/planted.h"
 
 namespace evalrun::testing {
@@ -126,7 +127,7 @@ TEST_F(E2eThinkingReport, ReportAndCompareShowBothPartsWithThePlantedFigures) {
 
   BinaryResult r = RunBinary({EvalrunBinary(), "report", Runs() + "a"}, 60);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string md = ReadFile(Runs() + "a/report.md");
+  const std::string md = UnpadTables(ReadFile(Runs() + "a/report.md"));  // cells without their padding
   const nlohmann::json on_tokens = res["thinking"]["benchmarks"]["gpqa"]["on"]["reasoning_tokens"];
   EXPECT_DOUBLE_EQ(on_tokens["median"].get<double>(), Median(p.tokens));
   const std::string tok = FormatDouble("%.6g", Median(p.tokens)) + " | " +

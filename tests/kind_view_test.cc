@@ -11,6 +11,7 @@
 #include "evals/publish/section_tables.h"
 #include "evals/run/sample_codec.h"
 #include "evals/run/verdict_kind.h"
+#include "tests/support/markdown_tables.h"
 
 namespace evalrun {
 namespace {
@@ -72,7 +73,7 @@ TEST(SectionTables, RenderEscapedInBothForms) {
   t.rows = {{"x|y", "3"}, {"<script>"}};
   t.note = "short row padded";
   const nlohmann::json tables = nlohmann::json::array({t.ToJson(), "not a table"});
-  const std::string md = SectionTablesMarkdown(tables);
+  const std::string md = testing::UnpadTables(SectionTablesMarkdown(tables));
   EXPECT_NE(md.find("### a &lt;b&gt; \\| c"), std::string::npos) << md;
   EXPECT_NE(md.find("| x\\|y | 3 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| &lt;script&gt; |  |"), std::string::npos) << md;

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evals/base/exit_codes.h"
+#include "tests/support/markdown_tables.h"
 #include "tests/support/capture_output.h"
 #include "tests/support/chromium.h"
 #include "tests/support/run_binary.h"
@@ -29,6 +30,7 @@ using testing::ReadFile;
 using testing::TempDir;
 using testing::CountOf;
 using testing::WriteText;
+using testing::UnpadTables;
 
 const char* kNasty = "Answer: </script><b>bold</b> & \"quotes\" 'single' \xe2\x80\xa8 line sep";
 const char* kCats[] = {"math", "law & <order>", "biology", "physics"};
@@ -190,7 +192,7 @@ TEST(ReportRun, WritesMarkdownWithThePublishedNumbers) {
   Captured c = RunReport(o);
   ASSERT_EQ(c.code, kExitOk) << c.err;
   EXPECT_EQ(c.out, "wrote " + dir + "/report.md\nwrote " + dir + "/report.html\n");
-  const std::string md = ReadFile(dir + "/report.md");
+  const std::string md = UnpadTables(ReadFile(dir + "/report.md"));
   // 57 / 80 = 71.25 %, stderr sqrt(.7125 * .2875 / 80) = 5.06 points.
   EXPECT_NE(md.find("| mmlupro | accuracy | 71.25 | ± 5.06 | 80 | 2 | 1 | 0 | 1523.4 | 48.2 |"), std::string::npos)
       << md;
@@ -302,7 +304,7 @@ TEST(ReportRun, MissingSamplesAreNotedNotFatal) {
   EXPECT_NE(md.find("- ifeval: " + dir + "/ifeval/samples.jsonl not found; reported from results.json alone"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("| ifeval | prompt-level strict | 70.00 |"), std::string::npos);
+  EXPECT_NE(UnpadTables(md).find("| ifeval | prompt-level strict | 70.00 |"), std::string::npos);
 }
 
 TEST(ReportHelpers, EscapingAndCutting) {

@@ -5,6 +5,7 @@
 #include "evals/parts/speed_request.h"
 #include "evals/parts/speed_run.h"
 #include "evals/publish/speed_section.h"
+#include "tests/support/markdown_tables.h"
 
 namespace evalrun::testing {
 namespace {
@@ -29,18 +30,19 @@ TEST(SpeedSection, StepsColdRowAndRefusalsAreShown) {
        "result": {"decode_client_tps": {"median": 62.6, "min": 62.1, "max": 63.1, "n": 2},
                   "decode_server_tps": {"median": 62.9, "min": 62.4, "max": 63.4, "n": 2},
                   "decode_gap_pct": -0.48, "ttft_s": {"median": 0.2, "min": 0.2, "max": 0.2, "n": 2}}},
-      {"name": "conc/C8", "kind": "conc", "attempts": [], "note": null, "result": null, "marks": [],
-       "refused": "conc/C8: 8 requests at once, but the server has 4 slots"}],
-    "refused": ["conc/C8: 8 requests at once, but the server has 4 slots"], "error": null}}})");
+      {"name": "ctx/8192", "kind": "ctx", "attempts": [], "note": null, "result": null, "marks": [],
+       "refused": "ctx/8192: a prompt of 8192 tokens and an answer of 64 need 8256 tokens"}],
+    "refused": ["ctx/8192: a prompt of 8192 tokens and an answer of 64 need 8256 tokens"], "error": null}}})");
   const nlohmann::json speed = SpeedSectionModel(results);
-  const std::string md = RenderSpeedMarkdown(speed);
+  const std::string md = UnpadTables(RenderSpeedMarkdown(speed));
   EXPECT_NE(md.find("## How fast it runs"), std::string::npos) << md;
   EXPECT_NE(md.find("| decode/code | decode t/s | 62.6 (62.1–63.1, n 2) | 62.9 (62.4–63.4, n 2) | -0.5 | 0.200 "
-                    "(0.200–0.200, n 2) | 2 |"),
+                    "(0.200–0.200, n 2) | — | 2 |"),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("cold/warm decode 0.27, TTFT 3.10"), std::string::npos) << md;
-  EXPECT_NE(md.find("| conc/C8 | conc | — | — | — | — | 0 | conc/C8: 8 requests at once"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ctx/8192 | ctx | — | — | — | — | — | 0 | ctx/8192: a prompt of 8192 tokens"), std::string::npos)
+      << md;
   const std::string html = RenderSpeedHtml(speed);
   EXPECT_NE(html.find("<section id=\"speed\"><h2>How fast it runs</h2>"), std::string::npos);
   EXPECT_NE(html.find("62.6 (62.1–63.1, n 2)"), std::string::npos);

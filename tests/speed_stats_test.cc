@@ -75,18 +75,29 @@ TEST(SpeedPlan, AStepTooLongForTheSlotIsRefusedNamingIt) {
   }
 }
 
-TEST(SpeedPlan, LevelsAboveTheSlotsAndAnOverfullSharedCacheAreRefused) {
+TEST(SpeedPlan, LevelsAboveTheSlotsRunWithANoteAndAnOverfullSharedCacheIsRefused) {
   SpeedOptions o;
   o.steps = {"conc"};
+  // 2 slots sharing 3000 cells: at most 2 requests of 1024 run at once, whatever the level.
   std::vector<SpeedStep> steps = PlanSpeedSteps(o, SpeedLimits{8192, 2, true, 3000});
   ASSERT_EQ(steps.size(), 4u);
   EXPECT_TRUE(steps[0].refused.empty());                                 // C1: 1024 tokens
   EXPECT_TRUE(steps[1].refused.empty());                                 // C2: 2048 <= 3000
-  EXPECT_NE(steps[2].refused.find("2 slots"), std::string::npos);        // C4
-  EXPECT_NE(steps[3].refused.find("conc/C8"), std::string::npos);
+  EXPECT_TRUE(steps[1].note.empty()) << steps[1].note;
+  for (int i : {2, 3}) {                                                 // C4, C8 on 2 slots: queued, not refused
+    EXPECT_TRUE(steps[i].refused.empty()) << steps[i].refused;
+    EXPECT_EQ(steps[i].concurrency, i == 2 ? 4 : 8);
+  }
+  EXPECT_EQ(steps[2].note, "4 requests at once on 2 slots: the 2 beyond the slots queue in the server, and their "
+                           "time to first token includes that wait (queue time)");
+  EXPECT_NE(steps[3].note.find("8 requests at once on 2 slots: the 6 beyond the slots queue"), std::string::npos)
+      << steps[3].note;
   std::vector<SpeedStep> shared = PlanSpeedSteps(o, SpeedLimits{8192, 4, true, 3000});
   EXPECT_NE(shared[2].refused.find("share"), std::string::npos) << shared[2].refused;  // C4: 4096 > 3000
   EXPECT_EQ(shared[2].refused.find("assumed"), std::string::npos);
+  // C8 on 4 slots: the 4 running at once need 4096 cells (the 4 queued hold none).
+  EXPECT_NE(shared[3].refused.find("conc/C8: 4 requests of 1024 tokens need 4096"), std::string::npos)
+      << shared[3].refused;
   std::vector<SpeedStep> assumed = PlanSpeedSteps(o, SpeedLimits{8192, 4, true, 3000, true});
   EXPECT_NE(assumed[2].refused.find("set server.kv_cache to \"per_slot\""), std::string::npos) << assumed[2].refused;
 }

@@ -21,9 +21,11 @@ void CheckFits(const SpeedLimits& l, SpeedStep* s) {
                  " of one slot (/props n_ctx); refused before any request";
     return;
   }
-  if (l.kv_shared && l.kv_pool > 0 && need * s->concurrency > l.kv_pool)
-    s->refused = s->name + ": " + N(s->concurrency) + " requests of " + N(need) + " tokens need " +
-                 N(need * s->concurrency) + ", more than the " + N(l.kv_pool) +
+  // Requests beyond the slots wait in the server's queue: at most `slots` hold the pool at once.
+  const int64_t running = std::min<int64_t>(s->concurrency, std::max(1, l.slots));
+  if (l.kv_shared && l.kv_pool > 0 && need * running > l.kv_pool)
+    s->refused = s->name + ": " + N(running) + " requests of " + N(need) + " tokens need " +
+                 N(need * running) + ", more than the " + N(l.kv_pool) +
                  " tokens of the KV cache the slots share" +
                  (l.kv_assumed ? std::string(" (assumed: the server does not say; set server.kv_cache to "
                                              "\"per_slot\" if each slot has its own)")
@@ -71,8 +73,9 @@ std::vector<SpeedStep> PlanSpeedSteps(const SpeedOptions& o, const SpeedLimits& 
       s.concurrency = static_cast<int>(c);
       s.depth = 0;
       if (c > limits.slots)
-        s.refused = s.name + ": " + N(c) + " requests at once, but the server has " + N(limits.slots) +
-                    " slots (never more in flight than slots); refused";
+        s.note = N(c) + " requests at once on " + N(limits.slots) + " slots: the " +
+                 N(c - limits.slots) + " beyond the slots queue in the server, and their time to first token "
+                 "includes that wait (queue time)";
       out.push_back(std::move(s));
     }
   if (Wants(o, "ctx"))

@@ -12,9 +12,12 @@
 // requests must fit the pool together) is refused, naming the step, before
 // any request; a ctx depth that is the slot context itself (depth <= n_ctx
 // < depth + max_tokens) is reduced to the largest multiple of 1024 that
-// leaves room for the answer (131072 -> 130048 with 512) and says so; a
-// conc level above the server's slots is refused (never more in flight than
-// slots).
+// leaves room for the answer (131072 -> 130048 with 512) and says so. A
+// conc level above the server's slots is run as asked (a load test of the
+// server's queue: the requests beyond the slots wait in the server, and
+// their time to first token includes that wait) with a note saying so; with
+// a shared KV pool, only the slots' worth of requests run at once and must
+// fit it together.
 //
 // Thread-safety: pure functions.
 #ifndef EVALRUN_EVALS_PARTS_SPEED_PLAN_H_

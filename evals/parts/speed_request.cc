@@ -2,6 +2,7 @@
 
 #include "evals/base/sha256.h"
 #include "evals/parts/speed_stats.h"
+#include "evals/server/openai_wire.h"
 
 namespace evalrun {
 namespace {
@@ -19,6 +20,13 @@ class StreamingSender : public SpeedSender {
 };
 
 nlohmann::json OrNull(double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+// Request sent to first token minus the server's own prompt time: the wait
+// in the server's queue (and the transport); null without either.
+nlohmann::json QueueJson(double first_token_s, const ServerTimings& t) {
+  if (first_token_s < 0 || !t.present || t.prompt_ms < 0) return nullptr;
+  return first_token_s - t.prompt_ms / 1000.0;
+}
 
 nlohmann::json TimingsJson(const ServerTimings& t) {
   if (!t.present) return nullptr;
@@ -68,10 +76,26 @@ SpeedSenderFactory StreamingSenders(TransportFactory transports, ServerConfig se
 
 nlohmann::json SpeedExtra() { return {{"ignore_eos", true}}; }
 
+std::string SpeedRequestBody(const Prompt& prompt, const std::string& model, const nlohmann::json& extra) {
+  nlohmann::json body = nlohmann::json::parse(ChatRequestBody(prompt, model));
+  body["stream"] = true;
+  body["stream_options"] = {{"include_usage", true}};
+  if (extra.is_object())
+    for (const auto& [key, value] : extra.items()) body[key] = value;
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json RequestBodyRecord(const SpeedRequest& req, const std::string& path, const std::string& body) {
+  return {{"seq", req.seq},     {"step", req.step},           {"role", req.role},
+          {"attempt", req.attempt}, {"round", req.round},     {"concurrency", req.concurrency},
+          {"prompt_id", req.prompt_id}, {"path", path},       {"body", body}};
+}
+
 nlohmann::json RequestRecord(const SpeedRequest& req, const StreamedReply& reply, double send_s) {
   const Completion& c = reply.completion;
   const StreamTiming& t = reply.timing;
   nlohmann::json j;
+  j["seq"] = req.seq;
   j["step"] = req.step;
   j["role"] = req.role;
   j["attempt"] = req.attempt;
@@ -104,6 +128,7 @@ nlohmann::json RequestRecord(const SpeedRequest& req, const StreamedReply& reply
                 {"prefill_client_tps", OrNull(r.client_prefill_tps)},
                 {"prefill_server_tps", OrNull(r.server_prefill_tps)},
                 {"ttft_s", OrNull(t.first_token_s)},
+                {"queue_s", QueueJson(t.first_token_s, c.timings)},
                 {"e2e_s", OrNull(t.done_s)}};
   j["chunk_gaps"] = ChunkGapsJson(t.text_chunk_s);
   j["marks"] = Marks(req, reply);

@@ -12,12 +12,15 @@
 // both clocks (evals/parts/speed_stats.h), the within-request chunk gaps,
 // and `marks`: what makes the measurement doubtful (a prompt_tokens other
 // than the target, cache_n > 0, an answer shorter than max_tokens, a
-// failure).
+// failure). Each request also has its exact body in speed/requests.jsonl
+// (RequestBodyRecord), joined to its record by `seq`, so that another client
+// can send the very same requests (scripts/bare_stream_client.py).
 //
 // Thread-safety: a SpeedSender belongs to one thread; RequestRecord is pure.
 #ifndef EVALRUN_EVALS_PARTS_SPEED_REQUEST_H_
 #define EVALRUN_EVALS_PARTS_SPEED_REQUEST_H_
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -47,6 +50,7 @@ SpeedSenderFactory StreamingSenders(TransportFactory transports, ServerConfig se
 
 // What one request asked.
 struct SpeedRequest {
+  uint64_t seq = 0;       // the request's number in the run (1, 2, ...): joins its two records
   std::string step;       // "decode/code", "prefill/2048", "conc/C4", "ctx/16384", "cold", "warmup"
   std::string role;       // "cold", "warmup", "measured"
   std::string prompt_id;  // "code", "prose"
@@ -61,6 +65,17 @@ struct SpeedRequest {
 
 // The body's extras: ignore_eos, and nothing the prompt's params do not say.
 nlohmann::json SpeedExtra();
+
+// The exact body StreamingChat sends for `prompt` with `extra`: stream.cc's
+// construction (ChatRequestBody, "stream": true, "stream_options":
+// {"include_usage": true}, then extra's keys), written out again here because
+// that one is private to stream.cc; tests/e2e_speed_test.cc checks it against
+// the bodies the server received.
+std::string SpeedRequestBody(const Prompt& prompt, const std::string& model, const nlohmann::json& extra);
+
+// One line of speed/requests.jsonl: {seq, step, role, attempt, round,
+// concurrency, prompt_id, path, body (the JSON text sent, as a string)}.
+nlohmann::json RequestBodyRecord(const SpeedRequest& req, const std::string& path, const std::string& body);
 
 // The record of `req` answered by `reply`; `send_s`: when it was sent, in
 // seconds since its round began.

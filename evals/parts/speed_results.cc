@@ -91,6 +91,7 @@ nlohmann::json SummarizeStep(const SpeedStep& step, const std::vector<nlohmann::
   r["requests"] = records.size();
   r["requests_ok"] = ok;
   r["ttft_s"] = SpreadJson(Field(records, "rates", "ttft_s"));
+  r["queue_s"] = SpreadJson(Field(records, "rates", "queue_s"));
   r["e2e_s"] = SpreadJson(Field(records, "rates", "e2e_s"));
   if (step.kind == "decode" || step.kind == "ctx" || step.kind == "conc") AddDecode(records, &r);
   if (step.kind == "prefill" || step.kind == "ctx") AddPrefill(records, &r);
@@ -149,6 +150,8 @@ nlohmann::json SpeedDefinitions() {
                              "request; median over the step's requests"},
       {"prefill_server_tps", "timings.prompt_n / prompt_ms x 1000"},
       {"ttft_s", "seconds from handing the request to the transport to the first chunk with text"},
+      {"queue_s", "ttft_s - timings.prompt_ms / 1000: the time before the server began the prompt (its queue when "
+                  "more requests are sent than it has slots, and the transport); median over the step's requests"},
       {"total_tps", "conc/Cn: all answer tokens of a round / its wall time (first send to last [DONE]); median over "
                     "rounds"},
       {"per_request_tps", "conc/Cn: a request's answer tokens / its end-to-end time; median over all requests"},

@@ -32,6 +32,7 @@ nlohmann::json NewResult(const SpeedOptions& o) {
   r["refused"] = nlohmann::json::array();
   r["prompts"] = nlohmann::json::array();
   r["samples_file"] = "speed/samples.jsonl";
+  r["requests_file"] = "speed/requests.jsonl";  // each request's exact body, by seq
   r["complete"] = false;
   r["error"] = nullptr;
   return r;
@@ -72,10 +73,11 @@ bool ColdCheck(const ProcedureEnv& env, bool started_here, HttpTransport* t, std
   return MetricsSayCold(r.body, why);
 }
 
-Status OpenSamples(const std::string& dir, JsonlAppender* out) {
+// <dir>/<name>, made empty: one run's requests (a repeated run replaces them).
+Status OpenFresh(const std::string& dir, const char* name, JsonlAppender* out) {
   EVALRUN_RETURN_IF_ERROR(MakeDirectories(dir));
-  const std::string path = dir + "/samples.jsonl";
-  ::unlink(path.c_str());  // one run's requests: a repeated run replaces them
+  const std::string path = dir + "/" + name;
+  ::unlink(path.c_str());
   return out->Open(path);
 }
 
@@ -108,7 +110,10 @@ std::string StepLine(const nlohmann::json& step) {
   add("total", "total_tps", nullptr);
   add("decode", "decode_client_tps", "decode_server_tps");
   add("prefill", "prefill_client_tps", "prefill_server_tps");
-  line += " TTFT " + Fixed(r["ttft_s"]["median"], "%.3f") + " s, " + std::to_string(step["attempts"].size()) +
+  line += " TTFT " + Fixed(r["ttft_s"]["median"], "%.3f") + " s";
+  if (r.contains("queue_s") && r["queue_s"]["median"].is_number())
+    line += " (queue " + Fixed(r["queue_s"]["median"], "%.3f") + " s)";
+  line += ", " + std::to_string(step["attempts"].size()) +
           (step["attempts"].size() == 1 ? " attempt" : " attempts");
   if (!step["marks"].empty()) line += "; " + step["marks"].dump();
   return line;
@@ -181,8 +186,9 @@ nlohmann::json FinishCold(const nlohmann::json& rec, const nlohmann::json& steps
 
 Status RunPlanned(const SpeedOptions& o, const ProcedureEnv& env, bool cold, const std::string& why, const SpeedLimits& limits,
                   nlohmann::json* res) {
-  JsonlAppender samples;
-  EVALRUN_RETURN_IF_ERROR(OpenSamples(env.job_dir + "/speed", &samples));
+  JsonlAppender samples, bodies;
+  EVALRUN_RETURN_IF_ERROR(OpenFresh(env.job_dir + "/speed", "samples.jsonl", &samples));
+  EVALRUN_RETURN_IF_ERROR(OpenFresh(env.job_dir + "/speed", "requests.jsonl", &bodies));
   Status write_error = Status::Ok();
   LoadGuard guard(MakeMachineProbe(env.engine->pid(), LocalPort(env.engine->origin()), o.guard_ignore, *env.card),
                   o.guard_interval_s, o.guard_threshold_pct, o.guard_samples);
@@ -198,15 +204,22 @@ Status RunPlanned(const SpeedOptions& o, const ProcedureEnv& env, bool cold, con
     if (!st.ok() && write_error.ok()) write_error = st;
     (*res)["prompts"].push_back(PromptEntry(rec));
   };
+  deps.request_sink = [&](const nlohmann::json& line) {  // not synced line by line: replay material
+    Status st = bodies.Write(line);
+    if (!st.ok() && write_error.ok()) write_error = st;
+  };
   deps.log = env.log;
   deps.nonce = Nonce();
   SpeedRunner runner(o, std::move(deps));
   const std::vector<SpeedStep> plan = PlanSpeedSteps(o, limits);
-  for (const SpeedStep& s : plan)
+  for (const SpeedStep& s : plan) {
     if (!s.refused.empty()) {
       (*res)["refused"].push_back(s.refused);
       if (env.log) env.log("speed: " + s.refused);
+    } else if (!s.note.empty() && env.log) {
+      env.log("speed: " + s.name + ": " + s.note);  // a reduced depth; a level above the slots queues
     }
+  }
   nlohmann::json cold_rec;
   Status st = ColdAndWarmups(o, &runner, cold, why, &cold_rec, res);
   for (size_t i = 0; st.ok() && i < plan.size(); ++i) {
@@ -216,6 +229,7 @@ Status RunPlanned(const SpeedOptions& o, const ProcedureEnv& env, bool cold, con
     if (env.log && step["result"].is_object()) env.log(StepLine(step));
   }
   if (cold_rec.is_object()) (*res)["cold"] = FinishCold(cold_rec, (*res)["steps"]);
+  if (Status synced = bodies.Sync(); !synced.ok() && write_error.ok()) write_error = synced;
   if (st.ok()) st = write_error;
   return st;
 }

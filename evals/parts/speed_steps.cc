@@ -57,6 +57,7 @@ Status SpeedRunner::Build(const std::string& step, const std::string& role, cons
   out->target_prompt_tokens = target;
   out->max_tokens = max_tokens;
   out->salt = SpeedSalt(deps_.nonce, ++salts_);
+  out->seq = salts_;
   const auto key = std::make_pair(prompt_id, target);
   const auto hint = hints_.find(key);
   ExactPrompt p;
@@ -81,6 +82,9 @@ nlohmann::json SpeedRunner::Send(SpeedSender* sender, const SpeedRequest& req, d
   nlohmann::json rec = RequestRecord(req, reply, send_s);
   std::lock_guard<std::mutex> l(sink_mu_);
   if (deps_.sink) deps_.sink(rec);
+  if (deps_.request_sink)  // after the answer: building the body again costs the timing nothing
+    deps_.request_sink(RequestBodyRecord(req, deps_.server.PathPrefix() + "/chat/completions",
+                                         SpeedRequestBody(prompt, deps_.server.model, SpeedExtra())));
   return rec;
 }
 

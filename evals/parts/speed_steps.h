@@ -3,14 +3,15 @@
 // built to their exact prompt length before they are sent, sent one at a
 // time (decode, prefill, ctx) or n at once from n threads released
 // together (conc/Cn, never more than the step's concurrency in flight),
-// every request's record handed to the sink (speed/samples.jsonl) as it
-// ends. A disturbed attempt is repeated up to guard_tries; every attempt is
-// kept in the step's `attempts`, and the step's figures come from its last
+// every request's record handed to the sink (speed/samples.jsonl) and its
+// body to the request sink (speed/requests.jsonl) as it ends. A disturbed
+// attempt is repeated up to guard_tries; every attempt is kept in the
+// step's `attempts`, and the step's figures come from its last
 // attempt (evals/parts/speed_results.h).
 //
 // Thread-safety: a SpeedRunner is driven by one thread; a conc round runs
 // its requests on threads of its own, each with its own sender, and the
-// record sink is called from them (under the runner's lock).
+// record sinks are called from them (under the runner's lock).
 #ifndef EVALRUN_EVALS_PARTS_SPEED_STEPS_H_
 #define EVALRUN_EVALS_PARTS_SPEED_STEPS_H_
 
@@ -45,6 +46,8 @@ class SpeedRunner {
     CancelToken* cancel = nullptr;
     LoadGuard* guard = nullptr;      // may be null: no guard
     std::function<void(const nlohmann::json&)> sink;  // each request's record
+    // Each request's exact body (RequestBodyRecord), after it was answered; may be empty.
+    std::function<void(const nlohmann::json&)> request_sink;
     std::function<void(const std::string&)> log;      // may be empty
     uint64_t nonce = 0;              // the salts' run nonce
   };

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "evals/base/json_fields.h"
+#include "evals/publish/failed_requests.h"
 #include "evals/publish/html_page.h"
 #include "evals/publish/html_text.h"
 #include "evals/publish/section_tables.h"
@@ -241,12 +242,34 @@ constexpr const char* kScript = R"JS(
 })();
 )JS";
 
+// Whether any part counted answers of this field: its column shows only then.
+bool AnyCounted(const json& summary, const char* key) {
+  for (const auto& r : summary)
+    if (r.contains(key) && r[key].is_number() && r[key].get<double>() > 0) return true;
+  return false;
+}
+
+// The raw_fallback and server_parse_error cells of a row, when shown.
+std::string ParserCells(const json& r, bool fallback, bool parse_errors) {
+  std::string h;
+  if (fallback) h += "<td class=\"num\">" + NumOrDash(r.value("raw_fallback", json(0)), "%.0f") + "</td>";
+  if (parse_errors) h += "<td class=\"num\">" + NumOrDash(r.value("server_parse_error", json(0)), "%.0f") + "</td>";
+  return h;
+}
+
 // The score table of every part (and the instruction accuracies).
 std::string ResultsSection(const json& m) {
+  if (m["summary"].empty())  // only procedures (speed, fit): no scores, never an empty table
+    return "<section id=\"results\"><h2>Results</h2><p>No question part in this run: nothing scored. The "
+           "procedures' figures follow in their own sections.</p></section>\n";
+  const bool fallback = AnyCounted(m["summary"], "raw_fallback");
+  const bool parse_errors = AnyCounted(m["summary"], "server_parse_error");
   std::string h;
-  h += "<section id=\"results\"><h2>Results</h2><table><thead><tr><th>part</th><th>metric</th>"
+  h += "<section id=\"results\"><h2>Results</h2><div class=\"wide\"><table><thead><tr><th>part</th><th>metric</th>"
        "<th class=\"num\">score %</th><th class=\"num\">± stderr</th><th class=\"num\">n</th>"
-       "<th class=\"num\">cut-off</th><th class=\"num\">no answer</th><th class=\"num\">failed</th>"
+       "<th class=\"num\">cut-off</th><th class=\"num\">no answer</th><th class=\"num\">failed</th>" +
+       std::string(fallback ? "<th class=\"num\">raw fallback</th>" : "") +
+       (parse_errors ? "<th class=\"num\">parser errors</th>" : "") +
        "<th class=\"num\">prompt tok/s</th><th class=\"num\">decode tok/s</th></tr></thead><tbody>";
   for (const auto& r : m["summary"]) {
     h += "<tr><td><b>" + HtmlEscape(PartDisplayName(JsonText(r["part"]))) + "</b> <code>" + E(r["part"]) +
@@ -255,12 +278,20 @@ std::string ResultsSection(const json& m) {
          (r["stderr"].is_number() ? "± " + FormatDouble("%.2f", r["stderr"].get<double>()) : "—") +
          "</td><td class=\"num\">" + NumOrDash(r["n"], "%.0f") + "</td><td class=\"num\">" +
          NumOrDash(r["cut_off"], "%.0f") + "</td><td class=\"num\">" + NumOrDash(r["no_answer"], "%.0f") +
-         "</td><td class=\"num\">" + NumOrDash(r["failed"], "%.0f") + "</td><td class=\"num\">" +
-         NumOrDash(r["prompt_tps"], "%.1f") + "</td><td class=\"num\">" + NumOrDash(r["decode_tps"], "%.1f") +
+         "</td><td class=\"num\">" + NumOrDash(r["failed"], "%.0f") + "</td>" +
+         ParserCells(r, fallback, parse_errors) + "<td class=\"num\">" + NumOrDash(r["prompt_tps"], "%.1f") + "</td><td class=\"num\">" + NumOrDash(r["decode_tps"], "%.1f") +
          "</td></tr>";
   }
-  h += "</tbody></table><p class=\"note\">± stderr: binomial standard error for accuracies; for RULER the standard "
-       "error of the mean per-sample score. Speeds are the server's own timings, token-weighted over the part.</p>";
+  h += "</tbody></table></div><p class=\"note\">± stderr: binomial standard error for accuracies; for RULER the "
+       "standard error of the mean per-sample score. failed: requests that failed after retries, not scored (the "
+       "part's failed.jsonl). " +
+       std::string(fallback ? "raw fallback: answers the server's output parser could not parse (HTTP 500), "
+                              "recovered from its raw text and scored as usual. "
+                            : "") +
+       (parse_errors ? "parser errors: answers lost to the server's output parser (HTTP 500) with nothing to "
+                       "recover, counted wrong. "
+                     : "") +
+       "Speeds are the server's own timings, token-weighted over the part.</p>";
   if (m["instruction"].is_object()) {
     const json& f = m["instruction"];
     h += "<h3>" + E(f["title"]) + " accuracies</h3><table class=\"compact\"><thead><tr><th>level</th>"
@@ -422,6 +453,7 @@ std::string RenderReportHtml(const json& m) {
   h += HtmlPageStart(JsonText(m["title"]));
   h += "<header><h1>" + E(m["title"]) + "</h1><div class=\"sub\">" + E(m["subtitle"]) + "</div></header>\n";
   h += ResultsSection(m);
+  h += FailedRequestsHtml(m.value("failures", json::array()));  // evals/publish/failed_requests.h
   h += ProbeSection(m);
   h += ThinkingReportHtml(m.value("thinking", json()));
   h += ByLengthSection(m);

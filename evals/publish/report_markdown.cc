@@ -1,6 +1,10 @@
 #include "evals/publish/report_markdown.h"
 
+#include <string>
+#include <vector>
+
 #include "evals/base/json_fields.h"
+#include "evals/publish/failed_requests.h"
 #include "evals/publish/section_tables.h"
 #include "evals/publish/speed_section.h"
 #include "evals/publish/table_text.h"
@@ -13,27 +17,54 @@ using nlohmann::json;
 
 std::string NumCell(const json& v, const char* f) { return v.is_number() ? FormatDouble(f, v.get<double>()) : "—"; }
 
+constexpr const char* kNoScoresWhere = "The procedures' figures follow in their own sections.";
+
+// Whether any part counted answers of this field (raw_fallback,
+// server_parse_error): its column is shown only then.
+bool AnyCounted(const json& summary, const char* key) {
+  for (const auto& r : summary)
+    if (r.contains(key) && r[key].is_number() && r[key].get<double>() > 0) return true;
+  return false;
+}
+
 // The score table of every part.
 void ResultsTable(const json& m, std::string* o) {
-  auto line = [&](const std::string& s) { *o += s + "\n"; };
-  line("## Results");
-  line("");
-  line("| part | metric | score (%) | ± stderr | n | cut-off | no answer | failed | prompt tok/s | decode tok/s |");
-  line("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
-  for (const auto& r : m["summary"]) {
-    line("| " + MarkdownCell(JsonText(r["part"])) + " | " + JsonText(r["metric"]) + " | " +
-         NumCell(r["score"], "%.2f") + " | " +
-         (r["stderr"].is_number() ? "± " + FormatDouble("%.2f", r["stderr"].get<double>()) : "—") + " | " +
-         NumCell(r["n"], "%.0f") + " | " + NumCell(r["cut_off"], "%.0f") + " | " + NumCell(r["no_answer"], "%.0f") +
-         " | " + NumCell(r["failed"], "%.0f") + " | " + NumCell(r["prompt_tps"], "%.1f") + " | " +
-         NumCell(r["decode_tps"], "%.1f") + " |");
+  if (m["summary"].empty()) {  // only procedures (speed, fit): no scores, never an empty table
+    *o += "## Results\n\nNo question part in this run: nothing scored. " + std::string(kNoScoresWhere) + "\n\n";
+    return;
   }
-  line("");
-  line("Scores in percent. ± stderr: the binomial standard error sqrt(p (1 - p) / n) for accuracies; for RULER, "
-       "the standard error of the mean per-sample score. cut-off: answers that hit max_tokens; no answer: no "
-       "choice could be read; failed: requests that failed after retries. Speeds: the server's own timings, "
-       "token-weighted over the part.");
-  line("");
+  const bool fallback = AnyCounted(m["summary"], "raw_fallback");
+  const bool parse_errors = AnyCounted(m["summary"], "server_parse_error");
+  std::vector<std::string> head = {"part", "metric", "score (%)", "± stderr", "n", "cut-off", "no answer", "failed"};
+  if (fallback) head.push_back("raw fallback");
+  if (parse_errors) head.push_back("parser errors");
+  head.insert(head.end(), {"prompt tok/s", "decode tok/s"});
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : m["summary"]) {
+    std::vector<std::string> row = {
+        MarkdownCell(JsonText(r["part"])), MarkdownCell(JsonText(r["metric"])), NumCell(r["score"], "%.2f"),
+        r["stderr"].is_number() ? "± " + FormatDouble("%.2f", r["stderr"].get<double>()) : "—",
+        NumCell(r["n"], "%.0f"), NumCell(r["cut_off"], "%.0f"), NumCell(r["no_answer"], "%.0f"),
+        NumCell(r["failed"], "%.0f")};
+    if (fallback) row.push_back(NumCell(r.value("raw_fallback", json(0)), "%.0f"));
+    if (parse_errors) row.push_back(NumCell(r.value("server_parse_error", json(0)), "%.0f"));
+    row.push_back(NumCell(r["prompt_tps"], "%.1f"));
+    row.push_back(NumCell(r["decode_tps"], "%.1f"));
+    rows.push_back(std::move(row));
+  }
+  *o += "## Results\n\n" + MarkdownTable(head, std::string("llrrrrrr") + (fallback ? "r" : "") +
+                                                      (parse_errors ? "r" : "") + "rr", rows);
+  *o += "\nScores in percent. ± stderr: the binomial standard error sqrt(p (1 - p) / n) for accuracies; for RULER, "
+        "the standard error of the mean per-sample score. cut-off: answers that hit max_tokens; no answer: no "
+        "choice could be read; failed: requests that failed after retries, not scored (listed in the part's "
+        "failed.jsonl). ";
+  if (fallback)
+    *o += "raw fallback: answers the server's output parser could not parse (HTTP 500), recovered from its raw "
+          "text and scored as usual. ";
+  if (parse_errors)
+    *o += "parser errors: answers lost to the server's output parser (HTTP 500) with nothing to recover, counted "
+          "wrong. ";
+  *o += "Speeds: the server's own timings, token-weighted over the part.\n\n";
 }
 
 // IFEval's four accuracies.
@@ -43,10 +74,9 @@ void InstructionTable(const json& m, std::string* o) {
   const json& f = m["instruction"];
   line("### " + MarkdownCell(JsonText(f["title"])));
   line("");
-  line("| level | strict (%) | loose (%) |");
-  line("|---|--:|--:|");
-  line("| prompt | " + NumCell(f["prompt_strict"], "%.2f") + " | " + NumCell(f["prompt_loose"], "%.2f") + " |");
-  line("| instruction | " + NumCell(f["inst_strict"], "%.2f") + " | " + NumCell(f["inst_loose"], "%.2f") + " |");
+  *o += MarkdownTable({"level", "strict (%)", "loose (%)"}, "lrr",
+                      {{"prompt", NumCell(f["prompt_strict"], "%.2f"), NumCell(f["prompt_loose"], "%.2f")},
+                       {"instruction", NumCell(f["inst_strict"], "%.2f"), NumCell(f["inst_loose"], "%.2f")}});
   line("");
 }
 
@@ -61,12 +91,10 @@ void ProbeTable(const json& m, std::string* o) {
   line(JsonText(pr["positions"]) + " positions, top " + JsonText(pr["top_logprobs"]) + " candidates; " +
        NumCell(pr["confident_pct"], "%.1f") + " % with a top token of p > 0.5.");
   line("");
-  line("| top-1 logprob | mean | min | p05 | median | p95 | max |");
-  line("|---|--:|--:|--:|--:|--:|--:|");
-  std::string row = "| |";
+  std::vector<std::string> row = {""};
   for (const char* k : {"mean", "min", "p05", "median", "p95", "max"})
-    row += " " + NumCell(t.is_object() && t.contains(k) ? t[k] : json(), "%.4f") + " |";
-  line(row);
+    row.push_back(NumCell(t.is_object() && t.contains(k) ? t[k] : json(), "%.4f"));
+  *o += MarkdownTable({"top-1 logprob", "mean", "min", "p05", "median", "p95", "max"}, "lrrrrrr", {row});
   line("");
 }
 
@@ -77,21 +105,18 @@ void ByLengthTable(const json& m, std::string* o) {
   const json& r = m["by_length"];
   line("### " + MarkdownCell(JsonText(r["title"])) + " by length");
   line("");
-  std::string head = "| length | mean |", sep = "|---|--:|";
-  for (const auto& t : r["tasks"]) {
-    head += " " + MarkdownCell(JsonText(t)) + " |";
-    sep += "--:|";
-  }
-  line(head);
-  line(sep);
+  std::vector<std::string> head = {"length", "mean"};
+  for (const auto& t : r["tasks"]) head.push_back(MarkdownCell(JsonText(t)));
+  std::vector<std::vector<std::string>> rows;
   for (const auto& l : r["lengths"]) {
-    std::string row = "| " + MarkdownCell(JsonText(l["length"])) + " | " + NumCell(l["score"], "%.2f") + " |";
+    std::vector<std::string> row = {MarkdownCell(JsonText(l["length"])), NumCell(l["score"], "%.2f")};
     for (const auto& t : r["tasks"]) {
       const json& v = l["tasks"].contains(JsonText(t)) ? l["tasks"][JsonText(t)] : json();
-      row += " " + NumCell(v, "%.2f") + " |";
+      row.push_back(NumCell(v, "%.2f"));
     }
-    line(row);
+    rows.push_back(std::move(row));
   }
+  *o += MarkdownTable(head, "l" + std::string(head.size() - 1, 'r'), rows);
   line("");
 }
 
@@ -101,11 +126,11 @@ void CategoryTables(const json& m, std::string* o) {
   for (const auto& c : m["categories"]) {
     line("### " + MarkdownCell(JsonText(c["title"])));
     line("");
-    line("| " + JsonText(c["dimension"]) + " | n | correct | score (%) |");
-    line("|---|--:|--:|--:|");
+    std::vector<std::vector<std::string>> rows;
     for (const auto& r : c["rows"])
-      line("| " + MarkdownCell(JsonText(r["name"])) + " | " + NumCell(r["n"], "%.0f") + " | " +
-           NumCell(r["correct"], "%.0f") + " | " + NumCell(r["score"], "%.2f") + " |");
+      rows.push_back({MarkdownCell(JsonText(r["name"])), NumCell(r["n"], "%.0f"), NumCell(r["correct"], "%.0f"),
+                      NumCell(r["score"], "%.2f")});
+    *o += MarkdownTable({MarkdownCell(JsonText(c["dimension"])), "n", "correct", "score (%)"}, "lrrr", rows);
     line("");
   }
 }
@@ -122,17 +147,17 @@ void RepeatSection(const json& m, std::string* o) {
        "A difference from another run below the detectable difference is within noise; for a probe, flips are the "
        "positions whose top token changed and the floor is the KLD between the repeats.");
   line("");
-  line("| part | flips | flip rate (%) | detectable difference (pp) |");
-  line("|---|--:|--:|--:|");
+  std::vector<std::vector<std::string>> rows;
   for (const auto& r : m["repeats"]) {
     std::string mde = r["mde"].is_number()         ? NumCell(r["mde"], "%.2f")
                       : r["mde_below"].is_number() ? "< " + NumCell(r["mde_below"], "%.2f") + " (no flips)"
                       : r["kld_mean"].is_number()  ? "KLD mean " + NumCell(r["kld_mean"], "%.3g") + ", max " +
                                                         NumCell(r["kld_max"], "%.3g")
                                                    : "";
-    line("| " + MarkdownCell(JsonText(r["part"])) + " | " + NumCell(r["flips"], "%.0f") + " / " +
-         NumCell(r["pairs"], "%.0f") + " | " + NumCell(r["flip_rate"], "%.2f") + " | " + mde + " |");
+    rows.push_back({MarkdownCell(JsonText(r["part"])), NumCell(r["flips"], "%.0f") + " / " + NumCell(r["pairs"], "%.0f"),
+                    NumCell(r["flip_rate"], "%.2f"), mde});
   }
+  *o += MarkdownTable({"part", "flips", "flip rate (%)", "detectable difference (pp)"}, "lrrr", rows);
   line("");
   for (const auto& r : m["repeats"])
     line("- " + MarkdownCell(JsonText(r["part"])) + ": " + MarkdownCell(JsonText(r["text"])));
@@ -144,10 +169,9 @@ void SetupSection(const json& m, std::string* o) {
   auto line = [&](const std::string& s) { *o += s + "\n"; };
   line("## Setup");
   line("");
-  line("| | |");
-  line("|---|---|");
-  for (const auto& kv : m["setup"])
-    line("| " + MarkdownCell(JsonText(kv[0])) + " | " + MarkdownCell(JsonText(kv[1])) + " |");
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& kv : m["setup"]) rows.push_back({MarkdownCell(JsonText(kv[0])), MarkdownCell(JsonText(kv[1]))});
+  *o += MarkdownTable({"", ""}, "ll", rows);
   line("");
   line("## Machine load");
   line("");
@@ -168,6 +192,7 @@ std::string RenderReportMarkdown(const json& m) {
   o += "# " + JsonText(m["title"]) + "\n\n";
   if (!JsonText(m["subtitle"]).empty()) o += MarkdownCell(JsonText(m["subtitle"])) + "\n\n";
   ResultsTable(m, &o);
+  o += FailedRequestsMarkdown(m.value("failures", json::array()));  // evals/publish/failed_requests.h
   InstructionTable(m, &o);
   ProbeTable(m, &o);
   o += ThinkingReportMarkdown(m.value("thinking", json()));

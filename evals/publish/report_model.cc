@@ -5,8 +5,10 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "evals/base/json_fields.h"
+#include "evals/publish/failed_requests.h"
 #include "evals/publish/html_text.h"
 #include "evals/publish/kind_view.h"
 #include "evals/publish/results_model.h"
@@ -105,6 +107,8 @@ json SummaryRow(const std::string& part, const PartResults& p) {
   row["cut_off"] = OptJson(p.cut_off);
   row["no_answer"] = OptJson(p.no_answer);
   row["failed"] = OptJson(p.failed);
+  row["raw_fallback"] = OptJson(p.raw_fallback);
+  row["server_parse_error"] = OptJson(p.server_parse_error);
   row["prompt_tps"] = OptJson(p.speeds.prompt_tps);
   row["decode_tps"] = OptJson(p.speeds.decode_tps);
   row["prompt_tokens"] = OptJson(p.speeds.prompt_tokens);
@@ -166,6 +170,7 @@ ReportSection PartReport(const RunFolder& run, const FolderPart& part, const jso
 struct PartsModel {
   json summary = json::array(), categories = json::array(), tables = json::array(), fragments = json::array();
   json samples = json::array(), sample_parts = json::array(), repeats = json::array();
+  json failures = json::array();  // failed_requests.h, per part that has any
 };
 
 void AddSections(const std::string& name, const PartResults& p, ReportSection sec, json* model, PartsModel* pm,
@@ -186,7 +191,7 @@ void AddSections(const std::string& name, const PartResults& p, ReportSection se
   if (!sec.markdown.empty() || !sec.html.empty())
     pm->fragments.push_back({{"part", name}, {"markdown", sec.markdown}, {"html", sec.html}});
   if (p.complete && !*p.complete)
-    notes->push_back(name + ": incomplete: " + JsonText(row["n"]) + " of " +
+    notes->push_back(name + ": incomplete: " + (p.n ? FormatDouble("%.0f", *p.n) : "?") + " of " +
                      (p.planned ? FormatDouble("%.0f", *p.planned) : "?") +
                      " planned answered (resume the job to finish it)");
   pm->summary.push_back(std::move(row));
@@ -209,6 +214,9 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
     std::vector<SampleRecord> records;
     EVALRUN_RETURN_IF_ERROR(PartRecords(run, part, &records, notes));
     if (!records.empty()) pm.sample_parts.push_back(name);
+    std::set<std::string> answered;
+    for (const auto& r : records) answered.insert(r.id);
+    if (json f = FailedRequestsModel(run.dir, name, answered); !f.is_null()) pm.failures.push_back(std::move(f));
     std::vector<json> shown;
     for (const auto& r : records) shown.push_back(BrowserSample(part, r, max_text_chars));
     // By id, its numbers by value ("niah_single_1/4096/0" before
@@ -230,6 +238,7 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
   m["fragments"] = pm.fragments;
   m["samples"] = pm.samples;
   m["sample_parts"] = pm.sample_parts;
+  m["failures"] = pm.failures;
   return Status::Ok();
 }
 

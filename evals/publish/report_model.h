@@ -11,13 +11,16 @@
 //
 // The model: {job, title, subtitle,
 //   summary: [{part, metric, score (%), stderr (%), n, cut_off, no_answer,
-//              failed, prompt_tps, decode_tps, prompt_tokens, completion_tokens}],
+//              failed, raw_fallback, server_parse_error (null in runs before
+//              issue 38), prompt_tps, decode_tps, prompt_tokens, completion_tokens}],
 //   instruction: {title, prompt_strict, inst_strict, prompt_loose, inst_loose} or null,
 //   by_length: {title, lengths: [{length, label, score, tasks}], tasks} or null,
 //   probe: {part, title, positions, confident_pct, top1_logprob {mean, min, p05,
 //           median, p95, max}, prompt_tokens_mean, top_logprobs, text,
 //           histogram: [{name, n, score}], rows: [{position, token, logprob, p,
 //           excerpt, next_word}], rows_cut} or null (a logprob probe),
+//   failures: [{part, requests, unreadable, groups: [{error, http_status,
+//               count, ids}]}] (each part's failed.jsonl, failed_requests.h),
 //   categories: [{part, title, dimension, rows: [{name, n, correct, score}]}],
 //   tables: [{part, title, columns, rows, note}] (the sections' SectionTables),
 //   fragments: [{part, markdown, html}] (sections rendered by their owner),

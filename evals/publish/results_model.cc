@@ -43,6 +43,8 @@ PartResults ReadPartResults(const json& p) {
   r.no_answer = Number(p, {"no_answer"});
   r.failed = Number(p, {"failed"});
   r.planned = Number(p, {"planned"});
+  r.raw_fallback = Number(p, {"raw_fallback"});
+  r.server_parse_error = Number(p, {"server_parse_error"});
   if (const json& c = JsonAt(p, {"complete"}); c.is_boolean()) r.complete = c.get<bool>();
   r.speeds.prompt_tps = Number(p, {"speeds", "prompt_tokens_per_s"});
   r.speeds.decode_tps = Number(p, {"speeds", "decode_tokens_per_s"});

@@ -12,19 +12,16 @@ std::string SectionTablesMarkdown(const nlohmann::json& tables) {
   for (const auto& j : tables) {
     SectionTable t;
     if (!SectionTable::FromJson(j, &t) || t.columns.empty()) continue;
-    o += "### " + MarkdownCell(t.title) + "\n\n|";
-    std::string rule = "|";
-    for (const auto& c : t.columns) {
-      o += " " + MarkdownCell(c) + " |";
-      rule += "---|";
-    }
-    o += "\n" + rule + "\n";
+    o += "### " + MarkdownCell(t.title) + "\n\n";
+    std::vector<std::string> head;
+    for (const auto& c : t.columns) head.push_back(MarkdownCell(c));
+    std::vector<std::vector<std::string>> rows;
     for (const auto& row : t.rows) {
-      o += "|";
-      for (size_t i = 0; i < t.columns.size(); ++i) o += " " + MarkdownCell(i < row.size() ? row[i] : "") + " |";
-      o += "\n";
+      std::vector<std::string> cells;
+      for (size_t i = 0; i < t.columns.size(); ++i) cells.push_back(MarkdownCell(i < row.size() ? row[i] : ""));
+      rows.push_back(std::move(cells));
     }
-    o += "\n";
+    o += MarkdownTable(head, "", rows) + "\n";
     if (!t.note.empty()) o += MarkdownCell(t.note) + "\n\n";
   }
   return o;

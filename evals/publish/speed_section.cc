@@ -11,7 +11,7 @@ namespace {
 using json = nlohmann::json;
 
 struct Row {
-  std::string step, what, client, server, gap, ttft, attempts, marks;
+  std::string step, what, client, server, gap, ttft, queue, attempts, marks;
 };
 
 std::string Num(const json& v, const char* f) { return v.is_number() ? FormatDouble(f, v.get<double>()) : "—"; }
@@ -39,10 +39,11 @@ void StepRows(const json& s, std::vector<Row>* rows) {
   const std::string attempts = std::to_string(s.value("attempts", json::array()).size());
   auto add = [&](const std::string& what, const json& client, const json& server, const json& gap) {
     rows->push_back({Text(s["name"]), what, Spread(client), Spread(server), Num(gap, "%+.1f"),
-                     r.is_object() ? Spread(r["ttft_s"], "%.3f") : "—", attempts, Marks(s)});
+                     r.is_object() ? Spread(r["ttft_s"], "%.3f") : "—",
+                     r.is_object() && r.contains("queue_s") ? Spread(r["queue_s"], "%.3f") : "—", attempts, Marks(s)});
   };
   if (!r.is_object()) {
-    rows->push_back({Text(s["name"]), kind, "—", "—", "—", "—", attempts, Marks(s)});
+    rows->push_back({Text(s["name"]), kind, "—", "—", "—", "—", "—", attempts, Marks(s)});
     return;
   }
   if (kind == "conc") {
@@ -63,7 +64,7 @@ std::vector<Row> Rows(const json& speed) {
       marks += std::string(marks.empty() ? "" : "; ") + "cold/warm decode " + Num(c["decode_cold_to_warm"], "%.2f") +
                ", TTFT " + Num(c["ttft_cold_to_warm"], "%.2f");
     rows.push_back({"cold", "first request, decode t/s", Num(c["decode_client_tps"], "%.1f"),
-                    Num(c["decode_server_tps"], "%.1f"), "—", Num(c["ttft_s"], "%.3f"), "1", marks});
+                    Num(c["decode_server_tps"], "%.1f"), "—", Num(c["ttft_s"], "%.3f"), "—", "1", marks});
   }
   for (const auto& s : speed.value("steps", json::array())) StepRows(s, &rows);
   return rows;
@@ -81,7 +82,9 @@ constexpr const char* kLead =
     "Client figures are on evalrun's clock (decode: tokens after the first / time after the first token; prefill: "
     "prompt tokens / time to first token), server figures are llama-server's own timings; each is the median "
     "(min–max, n) of the step's requests (of its rounds for a conc total). Gap = (client − server) / server. "
-    "Attempts > 1: the load guard saw another process busy and repeated the step.";
+    "Queue = TTFT − the server's own prompt time (timings.prompt_ms): the wait before the server began the "
+    "prompt, which grows when more requests are sent than it has slots. Attempts > 1: the load guard saw another "
+    "process busy and repeated the step.";
 
 }  // namespace
 
@@ -93,12 +96,13 @@ json SpeedSectionModel(const json& results) {
 std::string RenderSpeedMarkdown(const json& speed) {
   if (!speed.is_object()) return "";
   std::string o = "## How fast it runs\n\n" + MarkdownCell(EngineLine(speed)) + " " + kLead + "\n\n";
-  o += "| step | figure | client (median, min–max, n) | server | gap (%) | TTFT s | attempts | marks |\n";
-  o += "|---|---|--:|--:|--:|--:|--:|---|\n";
+  std::vector<std::vector<std::string>> rows;
   for (const Row& r : Rows(speed))
-    o += "| " + MarkdownCell(r.step) + " | " + r.what + " | " + r.client + " | " + r.server + " | " + r.gap + " | " +
-         r.ttft + " | " + r.attempts + " | " + MarkdownCell(r.marks) + " |\n";
-  o += "\n";
+    rows.push_back({MarkdownCell(r.step), MarkdownCell(r.what), r.client, r.server, r.gap, r.ttft, r.queue, r.attempts,
+                    MarkdownCell(r.marks)});
+  o += MarkdownTable({"step", "figure", "client (median, min–max, n)", "server", "gap (%)", "TTFT s", "queue s",
+                      "attempts", "marks"},
+                     "llrrrrrrl", rows) + "\n";
   if (speed["error"].is_string()) o += "- stopped: " + MarkdownCell(Text(speed["error"])) + "\n";
   return o + "\n";
 }
@@ -106,14 +110,16 @@ std::string RenderSpeedMarkdown(const json& speed) {
 std::string RenderSpeedHtml(const json& speed) {
   if (!speed.is_object()) return "";
   std::string h = "<section id=\"speed\"><h2>How fast it runs</h2><p>" + HtmlEscape(EngineLine(speed)) + " " +
-                  HtmlEscape(kLead) + "</p><table><thead><tr><th>step</th><th>figure</th><th>client</th>"
-                  "<th>server</th><th>gap (%)</th><th>TTFT s</th><th>attempts</th><th>marks</th></tr></thead><tbody>";
+                  HtmlEscape(kLead) + "</p><div class=\"wide\"><table><thead><tr><th>step</th><th>figure</th><th>client</th>"
+                  "<th>server</th><th>gap (%)</th><th>TTFT s</th><th>queue s</th><th>attempts</th><th>marks</th></tr>"
+                  "</thead><tbody>";
   for (const Row& r : Rows(speed))
     h += "<tr><td>" + HtmlEscape(r.step) + "</td><td>" + HtmlEscape(r.what) + "</td><td class=\"num\">" +
          HtmlEscape(r.client) + "</td><td class=\"num\">" + HtmlEscape(r.server) + "</td><td class=\"num\">" +
          HtmlEscape(r.gap) + "</td><td class=\"num\">" + HtmlEscape(r.ttft) + "</td><td class=\"num\">" +
+         HtmlEscape(r.queue) + "</td><td class=\"num\">" +
          HtmlEscape(r.attempts) + "</td><td>" + HtmlEscape(r.marks) + "</td></tr>";
-  h += "</tbody></table>";
+  h += "</tbody></table></div>";
   if (speed["error"].is_string()) h += "<p>stopped: " + HtmlEscape(Text(speed["error"])) + "</p>";
   return h + "</section>";
 }

@@ -1,5 +1,6 @@
 #include "evals/publish/table_text.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -35,6 +36,42 @@ std::string MarkdownCell(std::string_view s, const MarkdownCellStyle& style) {
     else o += c;
   }
   if (style.max_bytes > 0 && o.size() > style.max_bytes) o = o.substr(0, style.max_bytes - 3) + "...";
+  return o;
+}
+
+size_t TextWidth(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+std::string MarkdownTable(const std::vector<std::string>& header, const std::string& align,
+                          const std::vector<std::vector<std::string>>& rows) {
+  const size_t cols = header.size();
+  std::vector<size_t> width(cols, 3);  // "---" is the shortest rule
+  auto cell = [&](const std::vector<std::string>& row, size_t i) -> std::string_view {
+    return i < row.size() ? std::string_view(row[i]) : std::string_view();
+  };
+  for (size_t i = 0; i < cols; ++i) {
+    width[i] = std::max(width[i], TextWidth(header[i]));
+    for (const auto& row : rows) width[i] = std::max(width[i], TextWidth(cell(row, i)));
+  }
+  auto right = [&](size_t i) { return i < align.size() && align[i] == 'r'; };
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string o = "|";
+    for (size_t i = 0; i < cols; ++i) {
+      const std::string_view c = cell(row, i);
+      const std::string pad(width[i] - TextWidth(c), ' ');
+      o += " ";
+      o += right(i) ? pad + std::string(c) : std::string(c) + pad;
+      o += " |";
+    }
+    return o + "\n";
+  };
+  std::string o = line(header) + "|";
+  for (size_t i = 0; i < cols; ++i) o += right(i) ? std::string(width[i] + 1, '-') + ":|" : std::string(width[i] + 2, '-') + "|";
+  o += "\n";
+  for (const auto& row : rows) o += line(row);
   return o;
 }
 

@@ -38,6 +38,22 @@ struct MarkdownCellStyle {
 // "&gt;" (no HTML in a published table), '\n' and '\r' as ' '; then `style`.
 std::string MarkdownCell(std::string_view s, const MarkdownCellStyle& style = {});
 
+// A Markdown table that also reads aligned as plain text: every column as
+// wide as its widest cell (the header's included), every cell padded with
+// spaces to that width, so that each line has its '|' at the same places
+// whatever the figures' widths (123456.7 or 1.2). Widths count UTF-8 code
+// points ("—" is one; a wide East Asian character still counts one).
+// Cells are used as given: make them with MarkdownCell first. `align` has
+// one char per column, 'r' right-aligned (the rule "--:", the cell padded on
+// its left), anything else or missing left-aligned ("---"); a row with fewer
+// cells than the header gets empty ones, extra cells are dropped. Ends with
+// a newline after the last row.
+std::string MarkdownTable(const std::vector<std::string>& header, const std::string& align,
+                          const std::vector<std::vector<std::string>>& rows);
+
+// The width MarkdownTable gives `s`: its UTF-8 code points.
+size_t TextWidth(std::string_view s);
+
 // "## Notes", a blank line, "- <note>" per note (JSON strings; each made a
 // cell with `style`), a blank line; "" when `notes` is empty.
 std::string MarkdownNotes(const nlohmann::json& notes, const MarkdownCellStyle& style = {});

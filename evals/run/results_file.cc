@@ -1,5 +1,6 @@
 // results.json (docs/results-schema.md), rewritten atomically each time a
 // part finishes, and the short table on stdout.
+#include <algorithm>
 #include <map>
 
 #include "evals/base/json_fields.h"
@@ -55,8 +56,11 @@ Status WriteResults(const std::string& job_dir, const Card& card, const std::str
 }
 
 void PrintTable(FILE* out, const std::vector<PartRun>& runs, const nlohmann::json& parts) {
-  std::fprintf(out, "\n%-10s %8s %6s %8s %8s %8s %7s\n", "part", "score", "n", "stderr", "cut_off", "no_ans",
-               "failed");
+  int name_width = 10;  // the part column as wide as its longest name ("livecodebench")
+  for (const auto& r : runs)
+    if (parts.contains(r.name)) name_width = std::max(name_width, static_cast<int>(r.name.size()));
+  std::fprintf(out, "\n%-*s %8s %6s %8s %8s %8s %7s\n", name_width, "part", "score", "n", "stderr", "cut_off",
+               "no_ans", "failed");
   for (const auto& r : runs) {
     if (!parts.contains(r.name)) continue;
     const auto& p = parts[r.name];
@@ -64,7 +68,7 @@ void PrintTable(FILE* out, const std::vector<PartRun>& runs, const nlohmann::jso
     // A part that says its scale (RULER: 0-100) is shown as it is; the
     // others are fractions.
     const double scale = p.contains("score_scale") ? 1.0 : 100.0;
-    std::fprintf(out, "%-10s %7.2f%% %6d %7.2f%% %8d %8d %7d\n", r.name.c_str(), scale * num("score"),
+    std::fprintf(out, "%-*s %7.2f%% %6d %7.2f%% %8d %8d %7d\n", name_width, r.name.c_str(), scale * num("score"),
                  static_cast<int>(num("n")), scale * num("stderr"), static_cast<int>(num("cut_off")),
                  static_cast<int>(num("no_answer")), static_cast<int>(num("failed")));
     // A part's own plain-words lines (the thinking part's switch verdict).

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# The GPU lane's check of evalrun against a running llama-server (issue 38), run ON the device machine
+# after ../shared/gpu/lane.sh has started llama-server b10470 (CUDA, --jinja, Qwen3 template, 4 slots) on
+# 127.0.0.1:PORT. This script builds nothing and starts no server: it measures the one that runs.
+#
+#   scripts/gpu_lane_check.sh --bundle DIR --datasets DIR --port PORT --out DIR [options]
+#
+#   --bundle DIR     evalrun and its shared libraries (scripts/make_bundle.sh): DIR/run, else DIR/evalrun
+#                    with LD_LIBRARY_PATH=DIR/lib
+#   --datasets DIR   the data dir (mmlu-pro/, ifeval/, punkt-english/, langdetect/)
+#   --port PORT      the llama-server on 127.0.0.1
+#   --out DIR        everything written here: card.json, runs/lane/ (the job: results.json, samples,
+#                    speed/requests.jsonl, report.md, report.html), evalrun.log, bare.jsonl,
+#                    ttft_compare.json, summary.json
+#   --mmlu N (60) --ifeval N (30) --max-tokens N (1024: MMLU-Pro and IFEval answers)
+#   --conc LIST (1,4,8) --prompt-tokens N (512) --speed-tokens N (256) --runs N (3)
+#   --prefill DEPTHS (2048,8192) --rounds N (2)
+#
+# Then: evalrun's MMLU-Pro, IFEval and speed part (decode, prefill, conc at --conc) against the server
+# (external, base_url); the speed part's measured requests sent again, byte for byte, by a bare streaming
+# client (scripts/bare_stream_client.py, standard library only); per request evalrun's TTFT against the bare
+# client's within max(2 %, 20 ms): C = 1 request by request, C > 1 replayed at the same concurrency and
+# compared rank by rank within each round; `evalrun report` of the run. Prints a table, a PASS/FAIL line
+# for the TTFT check and a final line; writes summary.json. Exit 0 when evalrun exited 0, every sample was
+# scored or counted wrong with a reason, the TTFT check passed and the report was written; else 1.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+BUNDLE="" DATASETS="" PORT="" OUT=""
+MMLU=60 IFEVAL=30 MAXTOK=1024 CONC=1,4,8 PTOK=512 STOK=256 RUNS=3 PREFILL=2048,8192 ROUNDS=2
+die() { echo "gpu_lane_check: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bundle) BUNDLE=$2 ;; --datasets) DATASETS=$2 ;; --port) PORT=$2 ;; --out) OUT=$2 ;;
+    --mmlu) MMLU=$2 ;; --ifeval) IFEVAL=$2 ;; --max-tokens) MAXTOK=$2 ;; --conc) CONC=$2 ;;
+    --prompt-tokens) PTOK=$2 ;; --speed-tokens) STOK=$2 ;; --runs) RUNS=$2 ;; --prefill) PREFILL=$2 ;;
+    --rounds) ROUNDS=$2 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    *) die "unknown option $1 (see --help)" ;;
+  esac
+  [ $# -ge 2 ] || die "$1 needs a value"
+  shift 2
+done
+[ -n "$BUNDLE" ] && [ -n "$DATASETS" ] && [ -n "$PORT" ] && [ -n "$OUT" ] || die "--bundle, --datasets, --port and --out are required"
+[ -d "$DATASETS/mmlu-pro" ] || die "$DATASETS/mmlu-pro: not found"
+PY=${PYTHON:-python3}
+if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+  [ -x /opt/torch/.venv/bin/python ] && PY=/opt/torch/.venv/bin/python  # as lane.sh, on the device machine
+  "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || die "$PY: Python 3.10 or newer needed (PYTHON=...)"
+fi
+if [ -x "$BUNDLE/run" ]; then EVALRUN=("$BUNDLE/run")
+elif [ -x "$BUNDLE/evalrun" ]; then EVALRUN=(env "LD_LIBRARY_PATH=$BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$BUNDLE/evalrun")
+else die "$BUNDLE: neither run nor evalrun there (scripts/make_bundle.sh makes the bundle)"; fi
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+JOB="$OUT/runs/lane"
+[ ! -e "$JOB" ] || die "$JOB exists: give a fresh --out"
+now() { date +%s.%N; }
+T0=$(now)
+
+# The server: up, and what it is.
+"$PY" - "$PORT" <<'EOF' || die "no llama-server answers on 127.0.0.1:$PORT"
+import json, sys, time, urllib.request
+port = sys.argv[1]
+for _ in range(120):
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as r:
+            if r.status == 200:
+                break
+    except OSError:
+        pass
+    time.sleep(0.5)
+else:
+    sys.exit(1)
+with urllib.request.urlopen(f"http://127.0.0.1:{port}/props", timeout=10) as r:
+    p = json.load(r)
+print(f"server: {p.get('build_info')}, {p.get('total_slots')} slots, n_ctx "
+      f"{p.get('default_generation_settings', {}).get('n_ctx')}, model {p.get('model_path')}")
+EOF
+
+# The card: the running server, external (base_url).
+"$PY" - "$OUT/card.json" "$PORT" "$MMLU" "$IFEVAL" "$MAXTOK" "$CONC" "$PTOK" "$STOK" "$RUNS" "$PREFILL" "$ROUNDS" <<'EOF'
+import json, sys
+out, port, mmlu, ifeval, maxtok, conc, ptok, stok, runs, prefill, rounds = sys.argv[1:]
+ints = lambda s: [int(x) for x in s.split(",") if x]
+card = {
+    "name": "gpu-lane",
+    "model": {"name": "random-weight Qwen3-1.7B shape, real Qwen3 tokenizer and template (shared/gpu/lane.sh)"},
+    "engine": {"name": "llama.cpp llama-server b10470 (CUDA, --jinja)"},
+    "hardware": {"gpu_index": 0},
+    "server": {"base_url": f"http://127.0.0.1:{port}/v1", "slots": "auto", "ready_timeout_s": 120},
+    "sampling": {"temperature": 0, "top_k": 1, "top_p": 1, "seed": 42},
+    "thinking": False,
+    "parts": {
+        "mmlupro": {"questions": int(mmlu), "max_tokens": int(maxtok), "prompt": "letter", "extract": "first-letter"},
+        "ifeval": {"prompts": int(ifeval), "max_tokens": int(maxtok)},
+        "speed": {"steps": ["decode", "prefill", "conc"], "prompt_ids": ["code", "prose"],
+                  "decode_prompt_tokens": int(ptok), "max_tokens": int(stok), "runs": int(runs), "warmups": 1,
+                  "prefill_depths": ints(prefill), "prefill_runs": int(runs), "conc_levels": ints(conc),
+                  "conc_rounds": int(rounds)},
+    },
+}
+with open(out, "w") as f:
+    json.dump(card, f, indent=2)
+    f.write("\n")
+EOF
+
+echo "== evalrun: mmlupro ($MMLU), ifeval ($IFEVAL), speed (C = $CONC)"
+set +e
+"${EVALRUN[@]}" --card "$OUT/card.json" --job lane --out "$OUT/runs" --data-dir "$DATASETS" 2>&1 | tee "$OUT/evalrun.log"
+RUN_EXIT=${PIPESTATUS[0]}
+set -e
+T1=$(now)
+echo "== evalrun exited $RUN_EXIT"
+
+TTFT="FAIL"
+if [ -f "$JOB/speed/requests.jsonl" ]; then
+  echo "== bare streaming client: the speed part's measured requests again"
+  set +e
+  if "$PY" "$HERE/bare_stream_client.py" replay --requests "$JOB/speed/requests.jsonl" --port "$PORT" \
+      --out "$OUT/bare.jsonl"; then
+    "$PY" "$HERE/bare_stream_client.py" compare --samples "$JOB/speed/samples.jsonl" --bare "$OUT/bare.jsonl" \
+      --out "$OUT/ttft_compare.json" && TTFT="PASS"
+  else
+    echo "the replay failed: TTFT not compared"
+  fi
+  set -e
+else
+  echo "no $JOB/speed/requests.jsonl: the speed part did not run; TTFT not compared"
+fi
+T2=$(now)
+
+echo "== evalrun report"
+REPORT=0
+"${EVALRUN[@]}" report "$JOB" || REPORT=$?
+T3=$(now)
+
+"$PY" - "$OUT" "$JOB" "$RUN_EXIT" "$TTFT" "$REPORT" "$T0" "$T1" "$T2" "$T3" <<'EOF'
+import json, os, sys
+out, job, run_exit, ttft, report, t0, t1, t2, t3 = sys.argv[1:]
+run_exit, report = int(run_exit), int(report)
+t0, t1, t2, t3 = map(float, (t0, t1, t2, t3))
+parts, lost = {}, 0
+try:
+    with open(os.path.join(job, "results.json")) as f:
+        res = json.load(f)
+except (OSError, ValueError):
+    res = {"parts": {}}
+for name, p in res.get("parts", {}).items():
+    if name == "speed":
+        steps = p.get("steps", [])
+        parts[name] = {"complete": p.get("complete"), "error": p.get("error"),
+                       "steps": {s["name"]: {"requests": (s.get("result") or {}).get("requests"),
+                                             "requests_ok": (s.get("result") or {}).get("requests_ok"),
+                                             "ttft_s": ((s.get("result") or {}).get("ttft_s") or {}).get("median"),
+                                             "queue_s": ((s.get("result") or {}).get("queue_s") or {}).get("median"),
+                                             "note": s.get("note"), "refused": s.get("refused")}
+                                 for s in steps}}
+        continue
+    n, planned = p.get("n", 0), p.get("planned", 0)
+    lost += max(0, (planned or 0) - (n or 0))
+    parts[name] = {k: p.get(k) for k in ("score", "n", "planned", "failed", "complete")}
+    parts[name]["raw_fallback"] = p.get("raw_fallback", 0)
+    parts[name]["server_parse_error"] = p.get("server_parse_error", 0)
+ok = run_exit == 0 and ttft == "PASS" and report == 0 and lost == 0
+summary = {"verdict": "PASS" if ok else "FAIL", "evalrun_exit": run_exit, "samples_not_scored": lost,
+           "ttft_check": ttft, "report_exit": report, "job": job,
+           "report": [os.path.join(job, f) for f in ("report.md", "report.html") if os.path.exists(os.path.join(job, f))],
+           "seconds": {"evalrun": round(t1 - t0, 1), "bare_client": round(t2 - t1, 1), "report": round(t3 - t2, 1),
+                       "total": round(t3 - t0, 1)},
+           "parts": parts}
+with open(os.path.join(out, "summary.json"), "w") as f:
+    json.dump(summary, f, indent=2)
+    f.write("\n")
+for name, p in parts.items():
+    if name != "speed":
+        print(f"{name}: n {p['n']} of {p['planned']}, failed {p['failed']}, raw_fallback {p['raw_fallback']}, "
+              f"server_parse_error {p['server_parse_error']}, score {p['score']}")
+print(f"lane check: {summary['verdict']} (evalrun exit {run_exit}, {lost} samples not scored, TTFT {ttft}, "
+      f"report exit {report}; {summary['seconds']['total']} s); {out}/summary.json")
+sys.exit(0 if ok else 1)
+EOF
