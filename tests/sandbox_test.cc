@@ -215,12 +215,20 @@ TEST_P(SandboxLevelCase, ForkBombIsContainedAndKilled) {
 
 // The seccomp level refuses a signal to any other process, even one of its
 // own uid (its own child here); its own group (kill(0, ...)) stays allowed.
-TEST_P(SandboxLevelCase, TheSeccompLevelSignalsNoOtherProcess) {
-  if (GetParam() != SandboxLevel::kSeccomp) GTEST_SKIP() << "a property of the seccomp filter";
-  SandboxResult r = MustRun(
-      "import ctypes, os, time\nlibc = ctypes.CDLL(None, use_errno=True)\npid = libc.fork()\nif pid == 0:\n"
-      "    time.sleep(2)\n    os._exit(0)\nother = libc.kill(pid, 0)\nerr = ctypes.get_errno()\n"
-      "print(other, err, libc.kill(0, 0), libc.syscall(200, pid, 0))\n");
+// SYS_pidfd_open (434) is refused too.
+TEST(SandboxSeccompTest, TheSeccompLevelSignalsNoOtherProcess) {
+  SandboxOptions o = TestOptions();
+  o.max_level = SandboxLevel::kSeccomp;
+  std::unique_ptr<CodeSandbox> box;
+  SandboxProbe probe;
+  ASSERT_TRUE(MakeSandbox(o, RealProcessRunner::Default(), &box, &probe).ok()) << probe.Notes();
+  ASSERT_EQ(box->level(), "seccomp") << probe.Notes();
+  SandboxResult r;
+  ASSERT_TRUE(box->Run("import ctypes, os, time\nlibc = ctypes.CDLL(None, use_errno=True)\npid = libc.fork()\n"
+                       "if pid == 0:\n    time.sleep(2)\n    os._exit(0)\nother = libc.kill(pid, 0)\n"
+                       "err = ctypes.get_errno()\nprint(other, err, libc.kill(0, 0), libc.syscall(434, pid, 0))\n",
+                       "", &r)
+                  .ok());
   EXPECT_EQ(r.process.stdout_text, "-1 1 0 -1\n") << r.process.stderr_text;
 }
 
