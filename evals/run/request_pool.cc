@@ -191,6 +191,7 @@ class RequestPool::Pass {
         should_pause_(should_pause),
         on_batch_end_(on_batch_end),
         results_(count),
+        asked_before_(count),
         clients_(MakeClients(*pool, workers)),
         answers_(2 * static_cast<size_t>(total_workers)),
         sched_(order, pool->options_.reserve_tokens, pool->capacity_final_, pool->options_.max_returns),
@@ -234,6 +235,10 @@ class RequestPool::Pass {
   const std::function<void()>& on_batch_end_;
   // Only the writer touches it until it is joined.
   std::vector<CallResult> results_;
+  // Per prompt, what the asks before this one cost (attempts and their
+  // causes): touched only by the worker that holds the prompt (handed on
+  // through the scheduler's lock).
+  std::vector<CallResult> asked_before_;
   // Per endpoint, one client per worker, made (on the caller's thread)
   // before the scheduler starts its clock.
   std::vector<std::vector<std::unique_ptr<Client>>> clients_;
@@ -411,7 +416,6 @@ void RequestPool::Pass::Push(int e, size_t i, CallResult r) {
 CallResult RequestPool::Pass::FailReturned(CallResult r, const std::string& why) const {
   r.status = CallStatus::kFailed;
   r.error = why + (r.error.empty() ? "" : " (last: " + r.error + ")");
-  r.attempts = pool_.options_.max_returns + 1;
   return r;
 }
 
@@ -498,17 +502,39 @@ void RequestPool::Pass::CountInFlight(EndpointStats& es) {
   }
 }
 
-// Prompt i asked on `client` (or failed when it could not be made).
+// Attempts of `r` that count against PoolOptions::max_attempts: all but
+// those that could not connect.
+static int CountedAttempts(const CallResult& r) {
+  int refused = 0;
+  for (const AttemptRecord& a : r.attempt_log) refused += a.cause == "connect_refused";
+  return std::max(0, r.attempts - refused);
+}
+
+// Prompt i asked on `client` (or failed when it could not be made, or when
+// the earlier asks spent its attempts), its attempts joined to theirs.
 CallResult RequestPool::Pass::Ask(int e, size_t i, Client* client) {
   Prompt prompt;
   CallResult r;
+  CallResult& before = asked_before_[i];
+  const int max = pool_.options_.max_attempts;
+  const int used = CountedAttempts(before);
   Status ps = prompts_(i, &prompt);
   if (!ps.ok()) {
     r.status = CallStatus::kFailed;
     r.error = ps.message();
+  } else if (max > 0 && used >= max) {
+    r.status = CallStatus::kFailed;
+    r.http_status = before.http_status;
+    r.error = "no attempt left (" + std::to_string(used) + " made, server.retries + 1 in all); last: " + before.error;
   } else {
-    r = client->Complete(prompt);
+    r = max > 0 ? client->CompleteWithin(prompt, max - used) : client->Complete(prompt);
   }
+  r.attempts += before.attempts;
+  r.attempt_log.insert(r.attempt_log.begin(), before.attempt_log.begin(), before.attempt_log.end());
+  before.attempts = r.attempts;
+  before.attempt_log = r.attempt_log;
+  before.http_status = r.http_status;
+  before.error = r.error;
   --pool_.stats_.in_flight;
   --pool_.endpoint_stats_[e]->in_flight;
   return r;
@@ -540,6 +566,8 @@ RequestPool::Pass::Next RequestPool::Pass::AfterCapacity(int e, size_t i, int ep
   const bool back = sched_.ReturnForCapacity(e, i, epoch, &tightened);
   if (tightened) ++pool_.stats_.tightenings;
   if (back) return Next::kNextRequest;
+  // Not attempts at an answer (the client does not count them), but asks.
+  r->attempts = pool_.options_.max_returns + 1;
   Push(e, i, FailReturned(std::move(*r), "the server had no room for this request " +
                                              std::to_string(pool_.options_.max_returns) + " times"));
   return Next::kNextRequest;
