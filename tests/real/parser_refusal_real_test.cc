@@ -60,8 +60,12 @@ TEST_F(ParserRefusalReal, EveryRefusedAnswerIsScoredAndTheRunCompletes) {
       for (const auto& a : x["attempt_causes"]) parser_500 |= a["cause"] == "server_parse_error";
     refused += parser_500;
     marked_raw += x.value("raw_fallback", false);
-    if (parser_500) EXPECT_TRUE(x.value("raw_fallback", false) || x.value("server_parse_error", false)) << x.dump();
-    if (x.value("raw_fallback", false)) EXPECT_GT(x["completion_tokens"].get<int>(), 0) << x.dump();
+    if (parser_500) {
+      EXPECT_TRUE(x.value("raw_fallback", false) || x.value("server_parse_error", false)) << x.dump();
+    }
+    if (x.value("raw_fallback", false)) {
+      EXPECT_GT(x["completion_tokens"].get<int>(), 0) << x.dump();
+    }
   }
   EXPECT_EQ(refused, raw + lost);
   EXPECT_EQ(marked_raw, raw);
