@@ -195,8 +195,11 @@ CallResult OpenAiClient::CompleteWithin(const Prompt& prompt, int max_attempts) 
       if (r.status == CallStatus::kOk) r.new_connection = transport_->connections_opened() > connections_before;
       return r;
     }
-    if (cause == "server_parse_error" && !raw && server_.raw_fallback && r.attempts <= retries)
-      return RawFallback(prompt, timeout, std::move(r));
+    if (cause == "server_parse_error" && !raw && server_.raw_fallback && r.attempts <= retries) {
+      r = RawFallback(prompt, timeout, std::move(r));
+      r.new_connection = transport_->connections_opened() > connections_before;
+      return r;
+    }
     if (!rule.MayRetry(r.attempts, cause, resp.body)) break;
   }
   if (cause == "server_parse_error") return ParseErrorAnswer(std::move(r));
