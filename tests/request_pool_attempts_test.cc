@@ -108,12 +108,13 @@ TEST(RequestPoolAttempts, AQuestionAskedAgainGetsOnlyWhatItsEarlierAsksLeft) {
   }
 }
 
-TEST(RequestPoolAttempts, TheSecondAskGetsTheRestAndTheResultCarriesBoth) {
+TEST(RequestPoolAttempts, AServerFoundDownSpendsNoBudgetAndTheResultCarriesBothAsks) {
   ScriptedClient::Shared s;
   s.script = {{{"connection_cut"}, CallStatus::kUnreachable}, {{"ok"}, CallStatus::kOk}};
   DownWatch watch;
   const auto results = RunPool(&s, 4, 2, &watch);
-  for (const auto& [prompt, allowed] : s.allowed) EXPECT_EQ(allowed, (std::vector<int>{4, 3})) << prompt;
+  for (const auto& [prompt, allowed] : s.allowed)
+    EXPECT_EQ(allowed, (std::vector<int>{4, 4})) << prompt << ": a cut connection of a server found down is not counted";
   for (const CallResult& r : results) {
     ASSERT_EQ(r.status, CallStatus::kOk) << r.error;
     EXPECT_EQ(r.attempts, 2);

@@ -192,6 +192,8 @@ class RequestPool::Pass {
         on_batch_end_(on_batch_end),
         results_(count),
         asked_before_(count),
+        forgiven_(count, 0),
+        provisional_(count, 0),
         clients_(MakeClients(*pool, workers)),
         answers_(2 * static_cast<size_t>(total_workers)),
         sched_(order, pool->options_.reserve_tokens, pool->capacity_final_, pool->options_.max_returns),
@@ -222,6 +224,7 @@ class RequestPool::Pass {
   bool Acquire(int e, size_t* i, int* epoch);
   void CountInFlight(EndpointStats& es);
   CallResult Ask(int e, size_t i, Client* client);
+  void Charge(size_t i);
   Next Settle(int e, size_t i, int epoch, CallResult* r);
   Next AfterCapacity(int e, size_t i, int epoch, CallResult* r);
   Next AfterUnreachable(int e, size_t i, CallResult* r);
@@ -239,6 +242,15 @@ class RequestPool::Pass {
   // causes): touched only by the worker that holds the prompt (handed on
   // through the scheduler's lock).
   std::vector<CallResult> asked_before_;
+  // Per prompt, attempts not counted against max_attempts: those that got
+  // no reply (a cut connection, a timeout) in an ask that ended kUnreachable
+  // are forgiven while the pool finds out whether the server was down
+  // (provisional_), and charged again when it was not (Charge). A reply (a
+  // 503 loading or busy) always counts. Guarded by budget_mu_ (the next
+  // ask may run on another endpoint's worker).
+  std::vector<int> forgiven_;
+  std::vector<int> provisional_;
+  std::mutex budget_mu_;
   // Per endpoint, one client per worker, made (on the caller's thread)
   // before the scheduler starts its clock.
   std::vector<std::vector<std::unique_ptr<Client>>> clients_;
@@ -510,14 +522,26 @@ static int CountedAttempts(const CallResult& r) {
   return std::max(0, r.attempts - refused);
 }
 
+// Attempts of `r` that got no reply at all (cut, timed out).
+static int UnansweredAttempts(const CallResult& r) {
+  int n = 0;
+  for (const AttemptRecord& a : r.attempt_log) n += a.cause == "connection_cut" || a.cause == "timeout";
+  return n;
+}
+
 // Prompt i asked on `client` (or failed when it could not be made, or when
 // the earlier asks spent its attempts), its attempts joined to theirs.
 CallResult RequestPool::Pass::Ask(int e, size_t i, Client* client) {
   Prompt prompt;
   CallResult r;
-  CallResult& before = asked_before_[i];
   const int max = pool_.options_.max_attempts;
-  const int used = CountedAttempts(before);
+  CallResult before;
+  int used = 0;
+  {
+    std::lock_guard<std::mutex> l(budget_mu_);
+    before = asked_before_[i];
+    used = CountedAttempts(before) - forgiven_[i];
+  }
   Status ps = prompts_(i, &prompt);
   if (!ps.ok()) {
     r.status = CallStatus::kFailed;
@@ -529,15 +553,27 @@ CallResult RequestPool::Pass::Ask(int e, size_t i, Client* client) {
   } else {
     r = max > 0 ? client->CompleteWithin(prompt, max - used) : client->Complete(prompt);
   }
+  const int unanswered = r.status == CallStatus::kUnreachable ? UnansweredAttempts(r) : 0;
   r.attempts += before.attempts;
   r.attempt_log.insert(r.attempt_log.begin(), before.attempt_log.begin(), before.attempt_log.end());
-  before.attempts = r.attempts;
-  before.attempt_log = r.attempt_log;
-  before.http_status = r.http_status;
-  before.error = r.error;
+  {
+    std::lock_guard<std::mutex> l(budget_mu_);
+    asked_before_[i] = r;
+    asked_before_[i].completion = Completion();
+    forgiven_[i] += unanswered;
+    provisional_[i] = unanswered;
+  }
   --pool_.stats_.in_flight;
   --pool_.endpoint_stats_[e]->in_flight;
   return r;
+}
+
+// The server answered /health at once: the attempts of i's last ask that
+// got no reply were its own failures after all, and count.
+void RequestPool::Pass::Charge(size_t i) {
+  std::lock_guard<std::mutex> l(budget_mu_);
+  forgiven_[i] -= provisional_[i];
+  provisional_[i] = 0;
 }
 
 // Sends the result of request i on `e` back to the queue, to the writer, or
@@ -590,6 +626,7 @@ RequestPool::Pass::Next RequestPool::Pass::AfterUnreachable(int e, size_t i, Cal
   }
   // It answered at once: the failure was this request's own, unless
   // another endpoint has taken it meanwhile.
+  Charge(i);
   if (returned && !sched_.Reclaim(e, i)) return Next::kNextRequest;
   r->status = CallStatus::kFailed;
   if (!returned) {

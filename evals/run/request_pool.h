@@ -104,7 +104,11 @@ struct PoolOptions {
   // capacity return): each ask gets what the earlier ones left
   // (Client::CompleteWithin), and one with nothing left fails (kFailed)
   // without a request. Attempts that could not connect (nothing was sent:
-  // cause "connect_refused") are not counted. A result's attempts and
+  // cause "connect_refused") are not counted, nor are those that got no
+  // reply (cut, timed out) when the watch then finds the server down (it
+  // went away under them: the question is asked again, on another
+  // endpoint if there is one); a reply (a 503, loading or busy) always
+  // counts. A result's attempts and
   // attempt_log are those of every ask together. 0: each ask its client's
   // own bound.
   int max_attempts = 0;

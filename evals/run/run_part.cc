@@ -123,8 +123,10 @@ nlohmann::json PartResult(const PartRun& r, const std::vector<SampleRecord>& sco
     raw_fallback += rec.raw_fallback;
     server_parse_error += rec.server_parse_error;
   }
-  result["raw_fallback"] = raw_fallback;
-  result["server_parse_error"] = server_parse_error;
+  // Written only when not 0 (absent reads 0): `evalrun merge` builds a
+  // part's results from its records and does not count them yet.
+  if (raw_fallback > 0) result["raw_fallback"] = raw_fallback;
+  if (server_parse_error > 0) result["server_parse_error"] = server_parse_error;
   result["admission"] = AdmissionJson(s.endpoints[0].kv, admission[0], pool);
   result["outages"] = OutagesJson(pool);
   if (s.endpoints.size() > 1) {

@@ -49,7 +49,7 @@ TEST_F(ParserRefusalReal, EveryRefusedAnswerIsScoredAndTheRunCompletes) {
   const nlohmann::json p = Results("q3")["parts"]["mmlupro"];
   EXPECT_EQ(p["n"], 20) << p.dump(2);
   EXPECT_EQ(p["failed"], 0);
-  const int raw = p["raw_fallback"].get<int>(), lost = p["server_parse_error"].get<int>();
+  const int raw = p.value("raw_fallback", 0), lost = p.value("server_parse_error", 0);
   EXPECT_GT(raw + lost, 0) << "the random model's answers should trip the parser (README: 39 of 40)";
   const auto samples = Samples("q3", "mmlupro");
   ASSERT_EQ(samples.size(), 20u);
