@@ -71,7 +71,7 @@ Outcome CompleteOnce(const std::function<HttpResponse(int n, FakeClock* clock)>&
 
 TEST(ClientRetryTest, TwoBusyFailuresThenAnAnswerBackOffOneThenTwoSeconds) {
   Outcome o = CompleteOnce([](int n, FakeClock*) {
-    return n < 2 ? HttpStatus(500, R"({"error":{"message":"boom"}})") : HttpStatus(200, ChatReplyBody("4"));
+    return n < 2 ? HttpStatus(503, R"({"error":{"message":"no slot available"}})") : HttpStatus(200, ChatReplyBody("4"));
   });
   EXPECT_EQ(o.result.status, CallStatus::kOk) << o.result.error;
   EXPECT_EQ(o.result.completion.content, "4");

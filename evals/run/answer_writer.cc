@@ -115,11 +115,16 @@ void AnswerWriter::OnAnswer(size_t i, const CallResult& r) {
                         {"http_status", r.http_status}, {"time_utc", UtcNow()}};
     if (!endpoint_names_.empty() && static_cast<size_t>(r.endpoint) < endpoint_names_.size())
       f["endpoint"] = endpoint_names_[r.endpoint];
+    nlohmann::json causes = nlohmann::json::array();
+    for (const AttemptRecord& t : r.attempt_log) causes.push_back({{"cause", t.cause}, {"status", t.http_status}});
+    f["attempt_causes"] = causes;
     Keep(failures_.Write(f));
     ++unsynced_failed_;
     return;
   }
   too_long_ += r.status == CallStatus::kTooLong;
+  raw_fallback_ += r.raw_fallback;
+  server_parse_error_ += r.server_parse_error;
   UnscoredAnswer a = Unscored(item, r);
   nlohmann::json line = EncodeAnswer(a);
   line["id"] = item.id;

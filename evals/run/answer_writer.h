@@ -76,6 +76,10 @@ class AnswerWriter {
   Status error() const;  // the first write error
   int failed() const { return failed_; }
   int too_long() const { return too_long_; }       // refused as too long in this run
+  // Answers the server's output parser refused in this run: recovered as
+  // raw text, or scored empty and wrong.
+  int raw_fallback() const { return raw_fallback_; }
+  int server_parse_error() const { return server_parse_error_; }
   int scored() const;                              // by the stage, in this run
   std::vector<SampleRecord> TakeRecords();
 
@@ -94,6 +98,7 @@ class AnswerWriter {
   std::vector<std::pair<size_t, UnscoredAnswer>> unsynced_;  // journaled, not yet fsynced (writer thread)
   int unsynced_failed_ = 0;
   int failed_ = 0, too_long_ = 0;                            // writer thread
+  int raw_fallback_ = 0, server_parse_error_ = 0;            // writer thread
   mutable std::mutex mu_;                                    // error_, records_, sink state
   Status error_;
   std::vector<SampleRecord> records_;

@@ -109,6 +109,7 @@ Status ParseServer(const nlohmann::json& obj, const std::string& src, ServerConf
   if (f.Has("kv_cache_tokens") && s->kv_cache != "shared")
     return f.Error("kv_cache_tokens", "only with \"kv_cache\": \"shared\"");
   EVALRUN_RETURN_IF_ERROR(f.IntIn("max_reply_mb", 1, 4096, &s->max_reply_mb));
+  EVALRUN_RETURN_IF_ERROR(f.Bool("raw_fallback", &s->raw_fallback));
   if (several) EVALRUN_RETURN_IF_ERROR(ParseEndpoints(obj, src, f, s));
   else if (s->endpoints_differ) return f.Error("endpoints_differ", "only with server.endpoints");
   return f.Finish();

@@ -191,6 +191,9 @@ class RequestPool::Pass {
         should_pause_(should_pause),
         on_batch_end_(on_batch_end),
         results_(count),
+        asked_before_(count),
+        forgiven_(count, 0),
+        provisional_(count, 0),
         clients_(MakeClients(*pool, workers)),
         answers_(2 * static_cast<size_t>(total_workers)),
         sched_(order, pool->options_.reserve_tokens, pool->capacity_final_, pool->options_.max_returns),
@@ -221,6 +224,7 @@ class RequestPool::Pass {
   bool Acquire(int e, size_t* i, int* epoch);
   void CountInFlight(EndpointStats& es);
   CallResult Ask(int e, size_t i, Client* client);
+  void Charge(size_t i);
   Next Settle(int e, size_t i, int epoch, CallResult* r);
   Next AfterCapacity(int e, size_t i, int epoch, CallResult* r);
   Next AfterUnreachable(int e, size_t i, CallResult* r);
@@ -234,6 +238,19 @@ class RequestPool::Pass {
   const std::function<void()>& on_batch_end_;
   // Only the writer touches it until it is joined.
   std::vector<CallResult> results_;
+  // Per prompt, what the asks before this one cost (attempts and their
+  // causes): touched only by the worker that holds the prompt (handed on
+  // through the scheduler's lock).
+  std::vector<CallResult> asked_before_;
+  // Per prompt, attempts not counted against max_attempts: those that got
+  // no reply (a cut connection, a timeout) in an ask that ended kUnreachable
+  // are forgiven while the pool finds out whether the server was down
+  // (provisional_), and charged again when it was not (Charge). A reply (a
+  // 503 loading or busy) always counts. Guarded by budget_mu_ (the next
+  // ask may run on another endpoint's worker).
+  std::vector<int> forgiven_;
+  std::vector<int> provisional_;
+  std::mutex budget_mu_;
   // Per endpoint, one client per worker, made (on the caller's thread)
   // before the scheduler starts its clock.
   std::vector<std::vector<std::unique_ptr<Client>>> clients_;
@@ -411,7 +428,6 @@ void RequestPool::Pass::Push(int e, size_t i, CallResult r) {
 CallResult RequestPool::Pass::FailReturned(CallResult r, const std::string& why) const {
   r.status = CallStatus::kFailed;
   r.error = why + (r.error.empty() ? "" : " (last: " + r.error + ")");
-  r.attempts = pool_.options_.max_returns + 1;
   return r;
 }
 
@@ -498,20 +514,66 @@ void RequestPool::Pass::CountInFlight(EndpointStats& es) {
   }
 }
 
-// Prompt i asked on `client` (or failed when it could not be made).
+// Attempts of `r` that count against PoolOptions::max_attempts: all but
+// those that could not connect.
+static int CountedAttempts(const CallResult& r) {
+  int refused = 0;
+  for (const AttemptRecord& a : r.attempt_log) refused += a.cause == "connect_refused";
+  return std::max(0, r.attempts - refused);
+}
+
+// Attempts of `r` that got no reply at all (cut, timed out).
+static int UnansweredAttempts(const CallResult& r) {
+  int n = 0;
+  for (const AttemptRecord& a : r.attempt_log) n += a.cause == "connection_cut" || a.cause == "timeout";
+  return n;
+}
+
+// Prompt i asked on `client` (or failed when it could not be made, or when
+// the earlier asks spent its attempts), its attempts joined to theirs.
 CallResult RequestPool::Pass::Ask(int e, size_t i, Client* client) {
   Prompt prompt;
   CallResult r;
+  const int max = pool_.options_.max_attempts;
+  CallResult before;
+  int used = 0;
+  {
+    std::lock_guard<std::mutex> l(budget_mu_);
+    before = asked_before_[i];
+    used = CountedAttempts(before) - forgiven_[i];
+  }
   Status ps = prompts_(i, &prompt);
   if (!ps.ok()) {
     r.status = CallStatus::kFailed;
     r.error = ps.message();
+  } else if (max > 0 && used >= max) {
+    r.status = CallStatus::kFailed;
+    r.http_status = before.http_status;
+    r.error = "no attempt left (" + std::to_string(used) + " made, server.retries + 1 in all); last: " + before.error;
   } else {
-    r = client->Complete(prompt);
+    r = max > 0 ? client->CompleteWithin(prompt, max - used) : client->Complete(prompt);
+  }
+  const int unanswered = r.status == CallStatus::kUnreachable ? UnansweredAttempts(r) : 0;
+  r.attempts += before.attempts;
+  r.attempt_log.insert(r.attempt_log.begin(), before.attempt_log.begin(), before.attempt_log.end());
+  {
+    std::lock_guard<std::mutex> l(budget_mu_);
+    asked_before_[i] = r;
+    asked_before_[i].completion = Completion();
+    forgiven_[i] += unanswered;
+    provisional_[i] = unanswered;
   }
   --pool_.stats_.in_flight;
   --pool_.endpoint_stats_[e]->in_flight;
   return r;
+}
+
+// The server answered /health at once: the attempts of i's last ask that
+// got no reply were its own failures after all, and count.
+void RequestPool::Pass::Charge(size_t i) {
+  std::lock_guard<std::mutex> l(budget_mu_);
+  forgiven_[i] -= provisional_[i];
+  provisional_[i] = 0;
 }
 
 // Sends the result of request i on `e` back to the queue, to the writer, or
@@ -540,6 +602,8 @@ RequestPool::Pass::Next RequestPool::Pass::AfterCapacity(int e, size_t i, int ep
   const bool back = sched_.ReturnForCapacity(e, i, epoch, &tightened);
   if (tightened) ++pool_.stats_.tightenings;
   if (back) return Next::kNextRequest;
+  // Not attempts at an answer (the client does not count them), but asks.
+  r->attempts = pool_.options_.max_returns + 1;
   Push(e, i, FailReturned(std::move(*r), "the server had no room for this request " +
                                              std::to_string(pool_.options_.max_returns) + " times"));
   return Next::kNextRequest;
@@ -562,6 +626,7 @@ RequestPool::Pass::Next RequestPool::Pass::AfterUnreachable(int e, size_t i, Cal
   }
   // It answered at once: the failure was this request's own, unless
   // another endpoint has taken it meanwhile.
+  Charge(i);
   if (returned && !sched_.Reclaim(e, i)) return Next::kNextRequest;
   r->status = CallStatus::kFailed;
   if (!returned) {

@@ -99,6 +99,19 @@ struct PoolOptions {
   // A request sent back this many times (capacity failures, or the server
   // going away while it ran) fails instead (kFailed).
   int max_returns = 8;
+  // > 0: a question gets at most this many attempts in all (the card's
+  // retries + 1), however often the pool asks it (after an outage, or a
+  // capacity return): each ask gets what the earlier ones left
+  // (Client::CompleteWithin), and one with nothing left fails (kFailed)
+  // without a request. Attempts that could not connect (nothing was sent:
+  // cause "connect_refused") are not counted, nor are those that got no
+  // reply (cut, timed out) when the watch then finds the server down (it
+  // went away under them: the question is asked again, on another
+  // endpoint if there is one); a reply (a 503, loading or busy) always
+  // counts. A result's attempts and
+  // attempt_log are those of every ask together. 0: each ask its client's
+  // own bound.
+  int max_attempts = 0;
   // May be null (then kUnreachable is a failure, as kFailed). With a watch:
   // after kUnreachable the pool stops sending, one worker waits for the
   // server through AwaitRecovery while the others wait, and every request

@@ -20,6 +20,9 @@ SampleRecord NewRecord(const Item& item, const CallResult& r) {
   s.completion_tokens = c.completion_tokens;
   s.latency_ms = Round(r.latency_ms, 1);
   s.attempts = r.attempts;
+  s.attempt_log = r.attempt_log;
+  s.raw_fallback = r.raw_fallback;
+  s.server_parse_error = r.server_parse_error;
   s.timings = c.timings;
   s.fields = item.fields;
   return s;

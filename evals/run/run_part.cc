@@ -38,6 +38,7 @@ std::vector<size_t> Unanswered(const PartRun& r) {
 PoolOptions AdmissionOptions(const PartRun& r, const RunServices& s, size_t asked, std::vector<PoolEndpoint>* eps,
                              std::vector<bool>* admission) {
   PoolOptions o;
+  o.max_attempts = s.job->card.server.retries + 1;  // per question, however often it is asked
   int64_t largest = 0;
   for (const Item& item : r.prepared.items) {
     o.reserve_tokens.push_back(ReserveTokens(item));
@@ -115,6 +116,17 @@ nlohmann::json PartResult(const PartRun& r, const std::vector<SampleRecord>& sco
   int too_long = 0;
   for (const auto& rec : scored) too_long += rec.too_long.refused;
   result["too_long"] = too_long;
+  // Answers the server's output parser refused (HTTP 500): recovered as raw
+  // text and scored, or (nothing recovered them) scored empty and wrong.
+  int raw_fallback = 0, server_parse_error = 0;
+  for (const auto& rec : scored) {
+    raw_fallback += rec.raw_fallback;
+    server_parse_error += rec.server_parse_error;
+  }
+  // Written only when not 0 (absent reads 0): `evalrun merge` builds a
+  // part's results from its records and does not count them yet.
+  if (raw_fallback > 0) result["raw_fallback"] = raw_fallback;
+  if (server_parse_error > 0) result["server_parse_error"] = server_parse_error;
   result["admission"] = AdmissionJson(s.endpoints[0].kv, admission[0], pool);
   result["outages"] = OutagesJson(pool);
   if (s.endpoints.size() > 1) {
@@ -176,6 +188,11 @@ StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out) {
   if (writer.too_long() > 0)
     std::fprintf(s.err, "evalrun: %s: %d prompts were longer than the server's context (HTTP 400); counted as "
                  "too_long and wrong, not asked again\n", r->name.c_str(), writer.too_long());
+  if (writer.raw_fallback() > 0 || writer.server_parse_error() > 0)
+    std::fprintf(s.err, "evalrun: %s: the server's output parser refused %d answers (HTTP 500); %d recovered as raw "
+                 "text (raw_fallback), %d counted wrong (server_parse_error)\n", r->name.c_str(),
+                 writer.raw_fallback() + writer.server_parse_error(), writer.raw_fallback(),
+                 writer.server_parse_error());
   out->failed = writer.failed();
   out->records = InItemOrder(*r, writer.TakeRecords());
   out->result = PartResult(*r, out->records, writer.failed(), s, pool, admission);

@@ -17,7 +17,8 @@ const std::vector<std::string>& CommonKeys() {
   static const std::vector<std::string> kKeys = {
       "id", "category", "prompt_sha256", "max_tokens", "response", "reasoning", "unclosed_think",
       "finish_reason", "prompt_tokens", "completion_tokens", "latency_ms", "attempts", "timings",
-      "too_long", "error", "server_prompt_tokens", "server_n_ctx", "endpoint"};
+      "too_long", "error", "server_prompt_tokens", "server_n_ctx", "endpoint", "attempt_causes",
+      "raw_fallback", "server_parse_error"};
   return kKeys;
 }
 
@@ -71,6 +72,37 @@ Status DecodeTimings(const LineReader& in, ServerTimings* t) {
   return Status::Ok();
 }
 
+json AttemptCausesJson(const std::vector<AttemptRecord>& log) {
+  json a = json::array();
+  for (const AttemptRecord& t : log) a.push_back({{"cause", t.cause}, {"status", t.http_status}});
+  return a;
+}
+
+// attempt_causes: [{"cause": "http_503", "status": 503}, ...] or absent.
+Status DecodeAttemptCauses(const LineReader& in, std::vector<AttemptRecord>* log) {
+  const json* v = in.Find("attempt_causes");
+  if (!v || v->is_null()) return Status::Ok();
+  if (!v->is_array()) return in.Expected("attempt_causes", "an array", v);
+  for (const json& e : *v) {
+    auto c = e.is_object() ? e.find("cause") : e.end();
+    auto s = e.is_object() ? e.find("status") : e.end();
+    if (!e.is_object() || c == e.end() || !c->is_string() || s == e.end() || !s->is_number_integer())
+      return in.Expected("attempt_causes", "objects {\"cause\": text, \"status\": integer}", &e);
+    log->push_back({c->get<std::string>(), s->get<int>()});
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool AnyFailedAttempt(const std::vector<AttemptRecord>& log) {
+  for (const AttemptRecord& t : log)
+    if (t.cause != "ok") return true;
+  return false;
+}
+
+namespace {
+
 Status DecodeCommon(const json& line, const LineReader& in, SampleRecord* r) {
   const json* id = in.Find("id");
   if (id && id->is_string()) r->id = id->get<std::string>();
@@ -95,6 +127,9 @@ Status DecodeCommon(const json& line, const LineReader& in, SampleRecord* r) {
   EVALRUN_RETURN_IF_ERROR(in.IntOrNull("attempts", &attempts));
   if (attempts >= 0) r->attempts = attempts;
   EVALRUN_RETURN_IF_ERROR(in.String("endpoint", &r->endpoint));
+  EVALRUN_RETURN_IF_ERROR(DecodeAttemptCauses(in, &r->attempt_log));
+  EVALRUN_RETURN_IF_ERROR(in.Bool("raw_fallback", &r->raw_fallback));
+  EVALRUN_RETURN_IF_ERROR(in.Bool("server_parse_error", &r->server_parse_error));
   EVALRUN_RETURN_IF_ERROR(DecodeTimings(in, &r->timings));
   EVALRUN_RETURN_IF_ERROR(in.Bool("too_long", &r->too_long.refused));
   EVALRUN_RETURN_IF_ERROR(in.String("error", &r->too_long.error));
@@ -176,6 +211,9 @@ json EncodeAnswerFields(const SampleRecord& r) {
   if (r.latency_ms) s["latency_ms"] = *r.latency_ms;
   if (r.attempts) s["attempts"] = *r.attempts;
   if (!r.endpoint.empty()) s["endpoint"] = r.endpoint;
+  if (AnyFailedAttempt(r.attempt_log)) s["attempt_causes"] = AttemptCausesJson(r.attempt_log);
+  if (r.raw_fallback) s["raw_fallback"] = true;
+  if (r.server_parse_error) s["server_parse_error"] = true;
   s["timings"] = TimingsJson(r.timings);
   if (r.too_long.refused) {
     s["too_long"] = true;

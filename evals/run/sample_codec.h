@@ -5,8 +5,9 @@
 //
 // A line is the common fields (id, category, prompt_sha256, max_tokens,
 // response, reasoning, unclosed_think, finish_reason, prompt_tokens,
-// completion_tokens, latency_ms, attempts, timings, and too_long with
-// error, server_prompt_tokens, server_n_ctx), the verdict's fields, written
+// completion_tokens, latency_ms, attempts, attempt_causes, raw_fallback,
+// server_parse_error, timings, and too_long with error,
+// server_prompt_tokens, server_n_ctx), the verdict's fields, written
 // and read by the codec its kind registered (evals/run/verdict_kind.h; the
 // built-in kinds' in evals/kinds/, a kind defined elsewhere its own):
 //   choice       extracted (letter or null), correct, cut_off, no_answer
@@ -37,6 +38,10 @@
 #include "evals/run/verdict.h"
 
 namespace evalrun {
+
+// Whether any attempt of `log` ended in something other than "ok" (then a
+// line carries attempt_causes).
+bool AnyFailedAttempt(const std::vector<AttemptRecord>& log);
 
 // The line of `r` (its verdict's codec by the verdict's kind).
 nlohmann::json EncodeSample(const SampleRecord& r);

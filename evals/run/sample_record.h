@@ -61,6 +61,15 @@ struct SampleRecord {
   int completion_tokens = -1;
   std::optional<double> latency_ms;    // absent in `score` jobs
   std::optional<int> attempts;         // absent in `score` jobs
+  // attempt_causes: every attempt's cause and HTTP status (retry_cause.h),
+  // written only when one of them was not "ok"; empty: absent.
+  std::vector<AttemptRecord> attempt_log;
+  // raw_fallback: the server's output parser refused the chat answer and
+  // the raw text was scored (evals/server/raw_fallback.h).
+  bool raw_fallback = false;
+  // server_parse_error: it refused it and nothing recovered it: scored on
+  // an empty answer (wrong; a choice verdict says no_answer).
+  bool server_parse_error = false;
   std::string endpoint;                // the base_url that answered, with several endpoints ("": absent)
   ServerTimings timings;               // present = false: null
   TooLong too_long;

@@ -24,6 +24,14 @@ class Client {
  public:
   virtual ~Client() = default;
   virtual CallResult Complete(const Prompt& prompt) = 0;
+  // As Complete, but with at most `max_attempts` (>= 1) attempts: what the
+  // request pool has left of a question's budget after asking it before
+  // (request_pool.h, PoolOptions::max_attempts). By default the client's
+  // own bound holds.
+  virtual CallResult CompleteWithin(const Prompt& prompt, int max_attempts) {
+    (void)max_attempts;
+    return Complete(prompt);
+  }
 };
 
 using ClientFactory = std::function<std::unique_ptr<Client>()>;
@@ -54,16 +62,26 @@ double RequestTimeoutSeconds(const ServerConfig& server, const Prompt& prompt);
 
 // Speaks POST {base_url}/chat/completions, or for a prompt with a
 // LogprobRequest the raw completion of evals/server/completion_wire.h
-// (POST {base_url}/completions or llama-server's /completion). Retries 5xx, 429, timeouts,
-// replies over the size limit, replies that are not exactly one HTTP reply
-// and unusable 200 replies (not JSON, error object, no choices) with
-// backoff, at most `retries` times; never other 4xx. A retry waits the
+// (POST {base_url}/completions or llama-server's /completion).
+// Retries by cause (evals/server/retry_cause.h has the table): a broken or
+// cut connection, a timeout, 503 (loading, busy), 429, 408 and unusable 200
+// replies (not JSON, error object, no choices, a stale duplicate) are
+// retried with backoff; a 5xx is retried, but one whose body repeats the
+// previous 5xx's exactly is not retried again; other 4xx never. At most
+// `retries` + 1 attempts in all, whatever the causes. A retry waits the
 // backoff or the failed reply's Retry-After (delta-seconds, capped at
-// kRetryAfterMaxS), whichever is longer. Each attempt is
-// counted. Cancellation stops retries and backoff sleeps at once. The
-// backoff sleeps and the timing of each attempt (latency_ms, and telling a
-// read timeout from a reset) are on `clock` (not owned; the real one unless
-// a test gives its own).
+// kRetryAfterMaxS), whichever is longer. Every attempt is counted
+// (attempts) and logged with its cause (attempt_log). Cancellation stops
+// retries and backoff sleeps at once. The backoff sleeps and the timing of
+// each attempt (latency_ms, and telling a read timeout from a reset) are on
+// `clock` (not owned; the real one unless a test gives its own).
+// The server's output parser (llama-server's HTTP 500 "... does not match
+// the expected <format> format", IsServerParseError): with
+// server.raw_fallback (the default) and an attempt left, the next attempt
+// is the raw route of evals/server/raw_fallback.h, and its text is the
+// answer (raw_fallback). When that is off, fails, or no attempt is left,
+// the answer is empty and kOk with server_parse_error set: it is scored and
+// counted wrong, never a failed request.
 // Refusals that are not about this answer are handed to the pool at once,
 // without retries (see CallStatus):
 //   kTooLong      HTTP 400 exceed_context_size_error (llama-server, with its
@@ -83,10 +101,14 @@ class OpenAiClient : public Client {
   OpenAiClient(std::unique_ptr<HttpTransport> transport, const ServerConfig& server,
                RetryPolicy retry, CancelToken* cancel, Clock* clock = RealClock::Default());
   CallResult Complete(const Prompt& prompt) override;
+  CallResult CompleteWithin(const Prompt& prompt, int max_attempts) override;
   // False when `id` was taken before (a stale duplicate); else remembers it.
   bool TakeReplyId(const std::string& id);
 
  private:
+  CallResult RawFallback(const Prompt& prompt, double timeout, CallResult r);
+  static CallResult ParseErrorAnswer(CallResult r);
+
   std::unique_ptr<HttpTransport> transport_;
   ServerConfig server_;
   RetryPolicy retry_;

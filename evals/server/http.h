@@ -80,6 +80,19 @@ class HttpTransport {
   // Closes the kept connection (the next request opens another): a reply
   // was found not to be this request's, so what follows on it is not either.
   virtual void DropConnection() {}
+  // `hook` (may be empty) is called on the calling thread the moment a
+  // request's last byte has been written to the socket, after any connect:
+  // a streamed request's clock starts there (stream.h). evalrun's own
+  // http:// transport calls it; the others (https, fakes) never do.
+  void SetRequestSentHook(std::function<void()> hook) { sent_hook_ = std::move(hook); }
+
+ protected:
+  void RequestSent() const {
+    if (sent_hook_) sent_hook_();
+  }
+
+ private:
+  std::function<void()> sent_hook_;
 };
 
 // The largest reply body a transport takes by default (256 MiB): a larger

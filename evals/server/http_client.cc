@@ -385,6 +385,7 @@ class SocketTransport : public HttpTransport {
         if (reused) continue;
         return out;
       }
+      RequestSent();
       HttpReplyReader reader(max_reply_bytes_);
       bool broke = false, stopped = false;
       out.error = Receive(&reader, deadline, timeout_s, on_piece, &broke, &stopped);

@@ -40,7 +40,10 @@ struct ServerConfig {
   // and, when shared, its size (0: GET /props n_ctx). evals/server/kv_capacity.h.
   std::string kv_cache = "auto";
   int64_t kv_cache_tokens = 0;
-  int max_reply_mb = 256;            // a larger reply is cut off: that request fails
+  int max_reply_mb = 256;
+  // server.raw_fallback: a chat answer llama-server's output parser refuses
+  // (HTTP 500) is asked again as raw text (evals/server/raw_fallback.h).
+  bool raw_fallback = true;            // a larger reply is cut off: that request fails
   // server.endpoints: several servers that serve the same model, one pool
   // (evals/run/request_pool.h); the other fields apply to all. Empty: the
   // one at base_url. When given, base_url, slots and api_key_env above are

@@ -152,6 +152,7 @@ struct StreamParse {
     if (ch == j.end() || !ch->is_array() || ch->empty()) return true;  // the usage chunk: "choices": []
     const nlohmann::json& c0 = (*ch)[0];
     if (!c0.is_object()) return Fail("a chunk whose choices[0] is not an object");
+    if (out->timing.first_token_s < 0) out->timing.first_token_s = now;
     if (auto f = c0.find("finish_reason"); f != c0.end() && f->is_string())
       out->completion.finish_reason = f->get<std::string>();
     auto d = c0.find("delta");
@@ -168,7 +169,7 @@ struct StreamParse {
     }
     if (text) {
       StreamTiming& t = out->timing;
-      if (t.first_token_s < 0) t.first_token_s = now;
+      if (t.first_text_s < 0) t.first_text_s = now;
       t.last_token_s = now;
       t.text_chunk_s.push_back(now);
     }
@@ -246,7 +247,14 @@ StreamedReply StreamingChat::Send(const Prompt& prompt, const nlohmann::json* ex
   parse.out = &out;
   SseReader sse;
   bool cancelled = false;
-  const double t0 = clock_->MonotonicSeconds();
+  // The clock starts when the request's last byte is written (after any
+  // connect); each piece is stamped as its read returns, before parsing.
+  const double handed = clock_->MonotonicSeconds();
+  double t0 = handed;
+  transport_->SetRequestSentHook([&] {
+    t0 = clock_->MonotonicSeconds();
+    out.timing.sent_s = t0 - handed;
+  });
   const HttpResponse resp = transport_->PostStreamed(path, body, timeout_s, [&](std::string_view piece) {
     parse.now = clock_->MonotonicSeconds() - t0;
     if (out.timing.first_byte_s < 0) out.timing.first_byte_s = parse.now;
@@ -254,6 +262,7 @@ StreamedReply StreamingChat::Send(const Prompt& prompt, const nlohmann::json* ex
     return sse.Feed(piece, [&](std::string_view data) { return parse.OnEvent(data); });
   });
   const double end_s = clock_->MonotonicSeconds() - t0;
+  transport_->SetRequestSentHook({});
   out.http_status = resp.status;
   out.comments = sse.comments();
   if (cancelled) {

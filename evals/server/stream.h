@@ -55,17 +55,27 @@ class SseReader {
 };
 
 // When things happened during one streamed request, in seconds on the
-// client's monotonic clock since the request was handed to the transport
-// (-1: did not happen).
+// client's monotonic clock since the request's last byte was written to
+// the socket (the transport's RequestSent hook, http.h; a transport that
+// cannot say: since the request was handed to it) (-1: did not happen).
+// Each piece of the reply is time-stamped when the read that delivered it
+// returns, before it is parsed, so parsing never delays a time.
 struct StreamTiming {
   double first_byte_s = -1;   // the first body byte of the reply
-  double first_token_s = -1;  // the first chunk with content or reasoning text
-  double last_token_s = -1;   // the last such chunk
+  // The first chunk of the answer: the first with a choice (llama-server
+  // sends its role chunk with the first generated token, before the chat
+  // parser has a delta to show) or with content or reasoning text: the
+  // time to first token as a bare streaming client takes it.
+  double first_token_s = -1;
+  double last_token_s = -1;   // the last chunk with content or reasoning text
   double done_s = -1;         // [DONE] (or the end of the body)
   // The arrival of every chunk that carried content or reasoning text, in
   // order (for within-request inter-chunk gaps; a chunk may hold several
   // tokens).
   std::vector<double> text_chunk_s;
+  double first_text_s = -1;   // the first chunk with content or reasoning text
+  double sent_s = -1;         // when the request was written, since it was handed to the
+                              // transport (connect included); -1: the transport cannot say
 };
 
 struct StreamedReply {

@@ -97,6 +97,14 @@ enum class CallStatus {
                   // gone waits for it to come back and asks again
 };
 
+// One attempt at a request: why it ended (evals/server/retry_cause.h names
+// the causes: "ok", "connect_refused", "connection_cut", "timeout",
+// "http_503", "server_parse_error", ...) and its HTTP status (0: none came).
+struct AttemptRecord {
+  std::string cause;
+  int http_status = 0;
+};
+
 struct CallResult {
   CallStatus status = CallStatus::kFailed;
   int http_status = 0;     // of the last attempt (0: no response)
@@ -109,6 +117,16 @@ struct CallResult {
   int endpoint = 0;        // which of the request pool's endpoints answered
   int too_long_prompt_tokens = -1;  // kTooLong: the server's n_prompt_tokens
   int too_long_n_ctx = -1;          // and its n_ctx, when it said them
+  // Every attempt, in order, with its cause (the last one "ok" for an
+  // answer); the raw fallback's request is one of them ("raw_fallback").
+  std::vector<AttemptRecord> attempt_log;
+  // The chat answer was lost to the server's output parser (HTTP 500 "...
+  // does not match the expected ... format") and recovered as raw text
+  // (evals/server/raw_fallback.h): `completion` is that text.
+  bool raw_fallback = false;
+  // The same 500 and nothing recovered it: status kOk with an empty
+  // completion, scored and counted wrong (error says the server's message).
+  bool server_parse_error = false;
   Completion completion;
 };
 

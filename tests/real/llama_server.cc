@@ -23,7 +23,9 @@ std::string LlamaServerBinary() {
   return b ? b : "";
 }
 
-std::string ModelPath(const std::string& name) { return SharedDir() + "/models/" + name; }
+std::string ModelPath(const std::string& name) {
+  return !name.empty() && name[0] == '/' ? name : SharedDir() + "/models/" + name;
+}
 
 int FreeLoopbackPort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);

@@ -21,7 +21,8 @@ namespace evalrun::testing {
 
 // The binary under test: $EVALRUN_LLAMA_SERVER ("" when unset).
 std::string LlamaServerBinary();
-// ../shared/models/<name>.
+// ../shared/models/<name>, or `name` itself when it is an absolute path (a
+// model a test made in its temp folder).
 std::string ModelPath(const std::string& name);
 // A port on 127.0.0.1 that was free a moment ago.
 int FreeLoopbackPort();

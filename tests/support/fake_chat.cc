@@ -231,6 +231,31 @@ void RunStream(const StreamJob& j, const FakeChunkWriter& write) {
 
 }  // namespace
 
+// A completion's "model" never stops (as the reference model, which almost
+// never writes EOS), unless a chat answer for this same prompt text was
+// refused by the output parser: then it writes that answer again.
+FakeReply FakeServer::Impl::RefusedBefore(const std::string& prompt_text) {
+  std::lock_guard<std::mutex> l(mu);
+  auto it = parser_refused.find(prompt_text);
+  return it == parser_refused.end() ? FakeReply{"", "", "length"} : it->second;
+}
+
+// Fault::kParserRefusal after the generation: the chat's parser refuses the
+// text (and the fake remembers it for /completion), and so does
+// /completion's own content-only parser when the request brings none.
+void FakeServer::Impl::RefuseOutput(const std::string& prompt_text, bool chat, const FakeReply& reply,
+                                    FakeHttpResponse* res) {
+  if (!chat)
+    return FakeError(res, 500, "The model produced output that does not match the expected Content-only format",
+                     "server_error");
+  {
+    std::lock_guard<std::mutex> l(mu);
+    parser_refused[prompt_text] = reply;
+  }
+  FakeError(res, 500, "The model produced output that does not match the expected peg-native format",
+            "server_error");
+}
+
 void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* res, bool chat, bool oai) {
   if (chat) ++self->chat_requests_;
   nlohmann::json body;
@@ -286,7 +311,7 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   a.cache_prompt = cache_prompt;
   // A completion's "model" never stops (as the reference model, which
   // almost never writes EOS); a chat's says what the Responder says.
-  FakeReply reply = chat ? respond(body) : FakeReply{"", "", "length"};
+  FakeReply reply = chat ? respond(body) : RefusedBefore(prompt_text);
   const int closing = chat ? EndReasoningAtBudget(body, &reply) : 0;
   if (ignore_eos) reply.finish_reason = "length";  // the model goes on to the limit
   // Read after the Responder, under the lock a test's accessors take, so
@@ -378,8 +403,15 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
                           : std::max({0.001, ms, (g->completion_tokens - 1) * kPredictedMsPerToken});
   slots.Release(task, true);
 
+  if (reply.fault == Fault::kParserRefusal && (chat || !body.contains("chat_parser")))
+    return RefuseOutput(prompt_text, chat, reply, res);
   switch (reply.fault) {
     case Fault::kHttp500: return FakeError(res, 500, "Internal server error", "server_error");
+    case Fault::kHttp503Busy: return FakeError(res, 503, "no slot available", "unavailable_error");
+    case Fault::kTooLong400:
+      res->status = 400;
+      res->body = FakeContextErrorBody(a.prompt_tokens, a.prompt_tokens - 1);
+      return;
     case Fault::kHttp503: return FakeError(res, 503, "Loading model", "unavailable_error");
     case Fault::kHttp429: return FakeError(res, 429, "Too many requests", "rate_limit_error");
     case Fault::kHttp400: return FakeError(res, 400, "bad request", "invalid_request_error");

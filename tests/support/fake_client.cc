@@ -72,6 +72,7 @@ CallResult FaultResult(Fault fault) {
       break;
     case Fault::kHttp500:
       r.status = CallStatus::kFailed;
+      r.attempts = 2;  // the same 500 twice: not retried again (retry_cause.h)
       r.http_status = 500;
       r.error = post + "HTTP 500: Internal Server Error";
       break;

@@ -73,6 +73,18 @@ enum class Fault {
   kHugeBody,           // 200 with a ~20 MB content: 20 MiB of 'x', then "\n" + content
                        // when the reply's content is not empty
   kContextOverflow,    // all running requests fail with 500 "Context size has been exceeded."
+  // llama-server's chat output parser refuses what the model wrote (b10470,
+  // common/chat.cpp: invalid UTF-8 or text outside the template's format):
+  // the chat request gets HTTP 500 "The model produced output that does not
+  // match the expected peg-native format". The model writes the same text
+  // for the same prompt on /completion (the prompt as /apply-template gives
+  // it), where it comes back only with a per-request "chat_parser" (any: the
+  // fake does not read it); without one, /completion's own content-only
+  // parser refuses it too (500 "... Content-only format"), as the real one
+  // does.
+  kParserRefusal,
+  kHttp503Busy,        // 503 "no slot available" (unavailable_error): llama-server busy
+  kTooLong400,         // 400 exceed_context_size_error, whatever the prompt's length
 };
 
 // What the scripted model writes for one request. The server, not the

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -27,6 +28,8 @@ struct FakeServer::Impl {
   // POST /v1/chat/completions, /chat/completions (`chat`), or /completion,
   // /completions, /v1/completions (`oai` for the OpenAI shape) (fake_chat.cc).
   void Generate(const FakeHttpRequest& req, FakeHttpResponse* res, bool chat, bool oai);
+  FakeReply RefusedBefore(const std::string& prompt_text);
+  void RefuseOutput(const std::string& prompt_text, bool chat, const FakeReply& reply, FakeHttpResponse* res);
 
   FakeServerOptions options() const;
   FakeServerFacts Facts() const;
@@ -44,6 +47,10 @@ struct FakeServer::Impl {
   long long start_unix = 0;
   std::vector<nlohmann::json> requests;
   std::vector<std::string> authorizations;
+  // What the model wrote for a templated prompt whose chat answer the
+  // output parser refused (Fault::kParserRefusal): /completion of that
+  // prompt text writes it again.
+  std::map<std::string, FakeReply> parser_refused;
   std::atomic<bool> stopping{false};
   std::atomic<uint64_t> ids{0};
 };

@@ -1,0 +1,78 @@
+// No answer lost to llama-server's output parser (issue 38), against the
+// real server: a random-weight Qwen3-shaped model with the real Qwen3
+// tokenizer and chat template, made at test time in the temp folder
+// (../shared/gpu/make_qwen3_model.py, ~160 MB, needs Debian's python3-numpy
+// for /usr/bin/python3), served with --jinja. Its greedy chat answers are
+// mostly refused (HTTP 500 "... does not match the expected peg-native
+// format"); evalrun must score every question: recovered as raw text
+// (raw_fallback) or, where nothing recovers it, counted wrong
+// (server_parse_error), and end with exit 0.
+#include "tests/real/real_lane.h"
+
+namespace evalrun::testing {
+namespace {
+
+class ParserRefusalReal : public RealLaneTest {
+ protected:
+  // The model's path, or "" with *why set (the test then skips).
+  std::string MakeModel(std::string* why) {
+    const BinaryResult numpy = RunBinary({"/usr/bin/python3", "-c", "import numpy"}, 60);
+    if (numpy.exit_code != 0) {
+      *why = "/usr/bin/python3 lacks numpy (Debian's python3-numpy): cannot make the random Qwen3 model";
+      return "";
+    }
+    const std::string gpu = SharedDir() + "/gpu";
+    const std::string out = dir_ + "/q3rand.gguf";
+    const BinaryResult r = RunBinary({"/usr/bin/python3", gpu + "/make_qwen3_model.py",
+                                      SharedDir() + "/models/tiny-qwen3-vocab.gguf", out, "256", "2", "4", "2",
+                                      "64", "512"},
+                                     300, {"PYTHONPATH=" + gpu + "/gguf-py"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? out : "";
+  }
+};
+
+TEST_F(ParserRefusalReal, EveryRefusedAnswerIsScoredAndTheRunCompletes) {
+  std::string why;
+  const std::string model = MakeModel(&why);
+  if (!why.empty()) GTEST_SKIP() << why;
+  ASSERT_FALSE(model.empty());
+  LlamaServer* s = StartServer({.model = model, .parallel = 4, .ctx = 8192, .metrics = false,
+                                .extra = {"--jinja"}, .chat_template = ""});
+  ASSERT_TRUE(s->running());
+  nlohmann::json server = Server(s);
+  server["retries"] = 2;
+  const std::string card = WriteCardJson(Card(server, {{"mmlupro", {{"questions", 20}, {"max_tokens", 48}}}}));
+  BinaryResult r = Run({"--card", card, "--job", "q3"}, 600);
+  ASSERT_FALSE(r.timed_out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json p = Results("q3")["parts"]["mmlupro"];
+  EXPECT_EQ(p["n"], 20) << p.dump(2);
+  EXPECT_EQ(p["failed"], 0);
+  const int raw = p.value("raw_fallback", 0), lost = p.value("server_parse_error", 0);
+  EXPECT_GT(raw + lost, 0) << "the random model's answers should trip the parser (README: 39 of 40)";
+  const auto samples = Samples("q3", "mmlupro");
+  ASSERT_EQ(samples.size(), 20u);
+  int refused = 0, marked_raw = 0;
+  for (const auto& x : samples) {
+    bool parser_500 = false;
+    if (x.contains("attempt_causes"))
+      for (const auto& a : x["attempt_causes"]) parser_500 |= a["cause"] == "server_parse_error";
+    refused += parser_500;
+    marked_raw += x.value("raw_fallback", false);
+    if (parser_500) {
+      EXPECT_TRUE(x.value("raw_fallback", false) || x.value("server_parse_error", false)) << x.dump();
+    }
+    if (x.value("raw_fallback", false)) {
+      EXPECT_GT(x["completion_tokens"].get<int>(), 0) << x.dump();
+    }
+  }
+  EXPECT_EQ(refused, raw + lost);
+  EXPECT_EQ(marked_raw, raw);
+  // The epsilon parser recovers every one of them on b10470.
+  EXPECT_EQ(lost, 0) << r.err;
+  std::fprintf(stderr, "parser refusals: %d of 20 greedy chat answers; raw fallback recovered %d\n", refused, raw);
+}
+
+}  // namespace
+}  // namespace evalrun::testing
