@@ -6,13 +6,17 @@ Python 3.10+, standard library only. Loopback servers only (127.0.0.1 / ::1 / lo
   replay:  sends the speed part's requests again, byte for byte, from
            <job>/speed/requests.jsonl (each line {seq, step, role, attempt, round,
            concurrency, path, body}) to the server, and writes one JSON line per
-           request: {seq, step, round, concurrency, ttft_s, first_byte_s, done_s,
-           http_status, error, prompt_ms, prompt_n}.
+           request: {seq, step, round, concurrency, ttft_s, text_s, first_byte_s,
+           done_s, http_status, error, prompt_ms, prompt_n}.
            Timing is what a bare client does: a kept-alive connection opened
            before the clock starts, t0 just before the request's bytes are
-           written, the first token when the first streamed delta with content or
-           reasoning_content text arrives (the bytes searched as they come, no
-           other parsing before that), time.perf_counter_ns (monotonic).
+           written, the first token when the first event of the answer arrives
+           (a chat chunk with a choice: llama-server sends its role chunk with the
+           first generated token, before its output parser has text to show; on
+           /completion its first event), the first text when the first one with
+           content or reasoning_content text does (the bytes searched as they come,
+           no other parsing before that), time.perf_counter_ns (monotonic), as
+           evalrun's stream.h takes them.
            Requests of one conc round (same step, attempt, round, concurrency > 1)
            are sent at once from their own threads, released together; the
            others one at a time, in evalrun's order (by seq). Only the measured
@@ -101,6 +105,19 @@ def has_text(event: bytes) -> bool:
     return False
 
 
+CHOICE_KEYS = (b'"choices":[{', b'"choices": [{')
+
+
+def is_token_event(event: bytes) -> bool:
+    """Whether one SSE data line is a token of the answer: a chat chunk with a
+    choice, or an event of /completion's stream (no "choices", a "content")."""
+    if not event.startswith(b"{") or event.startswith(b'{"error"'):
+        return False
+    if any(key in event for key in CHOICE_KEYS):
+        return True
+    return b'"choices"' not in event and b'"content"' in event
+
+
 def final_timings(events):
     """prompt_n, prompt_ms of the last chunk that had llama-server's timings."""
     for ev in reversed(events):
@@ -120,7 +137,8 @@ def stream_one(host, port, req, timeout_s):
     head = (f"POST {req['path']} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
             f"Accept: text/event-stream\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
     out = {"seq": req["seq"], "step": req["step"], "attempt": req.get("attempt"), "round": req.get("round"),
-           "concurrency": req.get("concurrency", 1), "ttft_s": None, "first_byte_s": None, "done_s": None,
+           "concurrency": req.get("concurrency", 1), "ttft_s": None, "text_s": None, "first_byte_s": None,
+           "done_s": None,
            "http_status": None, "error": None, "prompt_n": None, "prompt_ms": None}
     sock = socket.create_connection((host, port), timeout=timeout_s)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -154,12 +172,16 @@ def stream_one(host, port, req, timeout_s):
                 if not line.startswith(b"data:"):
                     continue
                 ev = line[5:].lstrip()
-                if out["ttft_s"] is None and has_text(ev):
+                if out["ttft_s"] is None and is_token_event(ev):
                     out["ttft_s"] = (now - t0) / 1e9
+                if out["text_s"] is None and has_text(ev):
+                    out["text_s"] = (now - t0) / 1e9
                 if ev == b"[DONE]":
                     out["done_s"] = (now - t0) / 1e9
                 elif ev.startswith(b"{"):
                     events.append(ev)
+                    if out["done_s"] is None and (b'"stop":true' in ev or b'"stop": true' in ev):
+                        out["done_s"] = (now - t0) / 1e9  # /completion's last event
                     if b'"error"' in ev[:20] and out["error"] is None:
                         out["error"] = ev.decode("utf-8", "replace")[:300]
             if chunked and dechunk.done:

@@ -3,6 +3,7 @@
 #include "evals/base/sha256.h"
 #include "evals/parts/speed_stats.h"
 #include "evals/server/openai_wire.h"
+#include "evals/server/retry_cause.h"
 
 namespace evalrun {
 namespace {
@@ -10,9 +11,16 @@ namespace {
 class StreamingSender : public SpeedSender {
  public:
   StreamingSender(std::unique_ptr<HttpTransport> t, const ServerConfig& server) : chat_(std::move(t), server) {}
+  // The chat route; a stream the server's output parser refused (its
+  // error event: the answer cut at the first token it could not parse) is
+  // sent again over the raw route, which streams every token.
   StreamedReply Send(const Prompt& prompt, const nlohmann::json& extra, double timeout_s,
                      CancelToken* cancel) override {
-    return chat_.Send(prompt, &extra, timeout_s, cancel);
+    StreamedReply r = chat_.Send(prompt, &extra, timeout_s, cancel);
+    if (r.status != CallStatus::kFailed || !IsServerParseError(500, r.error)) return r;
+    StreamedReply raw = chat_.SendRaw(prompt, &extra, timeout_s, cancel);
+    raw.refused_chat_error = r.error;
+    return raw;
   }
 
  private:
@@ -63,6 +71,9 @@ std::vector<std::string> Marks(const SpeedRequest& req, const StreamedReply& r) 
     m.push_back("the answer has " + std::to_string(c.completion_tokens) + " tokens, not max_tokens " +
                 std::to_string(req.max_tokens) + " (ignore_eos not honoured?)");
   if (!c.timings.present) m.push_back("the server sent no timings: its own clock is missing");
+  if (r.raw_route)
+    m.push_back("sent over /completion (raw text, an accept-anything chat_parser): the chat stream was refused by the "
+                "server's output parser");
   return m;
 }
 
@@ -76,15 +87,6 @@ SpeedSenderFactory StreamingSenders(TransportFactory transports, ServerConfig se
 
 nlohmann::json SpeedExtra() { return {{"ignore_eos", true}}; }
 
-std::string SpeedRequestBody(const Prompt& prompt, const std::string& model, const nlohmann::json& extra) {
-  nlohmann::json body = nlohmann::json::parse(ChatRequestBody(prompt, model));
-  body["stream"] = true;
-  body["stream_options"] = {{"include_usage", true}};
-  if (extra.is_object())
-    for (const auto& [key, value] : extra.items()) body[key] = value;
-  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 nlohmann::json RequestBodyRecord(const SpeedRequest& req, const std::string& path, const std::string& body) {
   return {{"seq", req.seq},     {"step", req.step},           {"role", req.role},
           {"attempt", req.attempt}, {"round", req.round},     {"concurrency", req.concurrency},
@@ -96,6 +98,8 @@ nlohmann::json RequestRecord(const SpeedRequest& req, const StreamedReply& reply
   const StreamTiming& t = reply.timing;
   nlohmann::json j;
   j["seq"] = req.seq;
+  j["route"] = reply.raw_route ? "completion" : "chat";
+  if (!reply.refused_chat_error.empty()) j["refused_chat"] = reply.refused_chat_error;
   j["step"] = req.step;
   j["role"] = req.role;
   j["attempt"] = req.attempt;

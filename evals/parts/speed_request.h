@@ -66,13 +66,6 @@ struct SpeedRequest {
 // The body's extras: ignore_eos, and nothing the prompt's params do not say.
 nlohmann::json SpeedExtra();
 
-// The exact body StreamingChat sends for `prompt` with `extra`: stream.cc's
-// construction (ChatRequestBody, "stream": true, "stream_options":
-// {"include_usage": true}, then extra's keys), written out again here because
-// that one is private to stream.cc; tests/e2e_speed_test.cc checks it against
-// the bodies the server received.
-std::string SpeedRequestBody(const Prompt& prompt, const std::string& model, const nlohmann::json& extra);
-
 // One line of speed/requests.jsonl: {seq, step, role, attempt, round,
 // concurrency, prompt_id, path, body (the JSON text sent, as a string)}.
 nlohmann::json RequestBodyRecord(const SpeedRequest& req, const std::string& path, const std::string& body);

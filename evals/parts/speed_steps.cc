@@ -82,9 +82,8 @@ nlohmann::json SpeedRunner::Send(SpeedSender* sender, const SpeedRequest& req, d
   nlohmann::json rec = RequestRecord(req, reply, send_s);
   std::lock_guard<std::mutex> l(sink_mu_);
   if (deps_.sink) deps_.sink(rec);
-  if (deps_.request_sink)  // after the answer: building the body again costs the timing nothing
-    deps_.request_sink(RequestBodyRecord(req, deps_.server.PathPrefix() + "/chat/completions",
-                                         SpeedRequestBody(prompt, deps_.server.model, SpeedExtra())));
+  if (deps_.request_sink && !reply.body.empty())  // what was sent, on the route it took
+    deps_.request_sink(RequestBodyRecord(req, reply.path, reply.body));
   return rec;
 }
 

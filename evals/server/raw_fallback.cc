@@ -74,15 +74,20 @@ Status ParseRawCompletionReply(std::string_view body, const std::string& prompt_
   return Status::Ok();
 }
 
+Status ApplyTemplate(HttpTransport* transport, const Prompt& prompt, const std::string& model, double timeout_s,
+                     std::string* prompt_text, int* http_status) {
+  HttpResponse t = transport->Post("/apply-template", ChatRequestBody(prompt, model), timeout_s);
+  if (http_status) *http_status = t.status;
+  return !t.transport_ok() ? Status::Unavailable(t.error)
+         : t.status != 200  ? Status::ServerError("HTTP " + std::to_string(t.status) + ": " + ErrorMessageOf(t.body))
+                            : ParseAppliedTemplate(t.body, prompt_text);
+}
+
 RawFallbackResult AskRawText(HttpTransport* transport, const Prompt& prompt, const std::string& model,
                              double timeout_s) {
   RawFallbackResult r;
-  HttpResponse t = transport->Post("/apply-template", ChatRequestBody(prompt, model), timeout_s);
-  r.http_status = t.status;
   std::string prompt_text;
-  Status st = !t.transport_ok() ? Status::Unavailable(t.error)
-              : t.status != 200  ? Status::ServerError("HTTP " + std::to_string(t.status) + ": " + ErrorMessageOf(t.body))
-                                 : ParseAppliedTemplate(t.body, &prompt_text);
+  Status st = ApplyTemplate(transport, prompt, model, timeout_s, &prompt_text, &r.http_status);
   if (!st.ok()) {
     r.error = Redact("raw fallback: POST /apply-template: " + st.message());
     return r;

@@ -52,6 +52,11 @@ Status ParseAppliedTemplate(std::string_view body, std::string* prompt_text);
 // tokens_predicted as the token counts, timings.
 Status ParseRawCompletionReply(std::string_view body, const std::string& prompt_text, Completion* out);
 
+// POST /apply-template with the chat request's body: the prompt text.
+// Unavailable (no reply) or ServerError (an error status, a bad body).
+Status ApplyTemplate(HttpTransport* transport, const Prompt& prompt, const std::string& model, double timeout_s,
+                     std::string* prompt_text, int* http_status = nullptr);
+
 // What the fallback got.
 struct RawFallbackResult {
   bool ok = false;

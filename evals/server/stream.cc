@@ -26,6 +26,7 @@
 #include "evals/base/redact.h"
 #include "evals/server/client.h"
 #include "evals/server/openai_wire.h"
+#include "evals/server/raw_fallback.h"
 
 namespace evalrun {
 
@@ -107,6 +108,8 @@ namespace {
 // thing wrong with the stream.
 struct StreamParse {
   StreamedReply* out = nullptr;
+  bool raw = false;          // /completion's events, not chat chunks
+  bool opens_think = false;  // raw: the template opened a <think> block
   std::string content;  // raw, before a <think> block is split off
   std::string error;    // "" while the stream is good
   double now = 0;       // when the piece being read arrived
@@ -118,7 +121,7 @@ struct StreamParse {
 
   // One `data:` event; false stops reading.
   bool OnEvent(std::string_view data) {
-    if (out->saw_done) return Fail("an event after data: [DONE]");
+    if (out->saw_done) return Fail(raw ? "an event after the last one (stop: true)" : "an event after data: [DONE]");
     if (data == "[DONE]") {
       out->saw_done = true;
       out->timing.done_s = now;
@@ -133,7 +136,39 @@ struct StreamParse {
     if (j.contains("error") && !j["error"].is_null())
       return Fail("the stream carries an error: " + ErrorMessageOf(data));
     ++out->chunks;
+    if (raw) return TakeRawEvent(j);
     return TakeId(j) && TakeChoice(j) && TakeTotals(j);
+  }
+
+  // A piece of content or reasoning text arrived now.
+  void MarkText() {
+    StreamTiming& t = out->timing;
+    if (t.first_text_s < 0) t.first_text_s = now;
+    t.last_token_s = now;
+    t.text_chunk_s.push_back(now);
+  }
+
+  // One event of /completion's stream: a token's text, or the last one.
+  bool TakeRawEvent(const nlohmann::json& j) {
+    if (out->timing.first_token_s < 0) out->timing.first_token_s = now;
+    if (auto c = j.find("content"); c != j.end() && c->is_string()) {
+      content += c->get_ref<const std::string&>();
+      if (!c->get_ref<const std::string&>().empty()) MarkText();
+    }
+    auto stop = j.find("stop");
+    if (stop == j.end() || !stop->is_boolean() || !stop->get<bool>()) return true;
+    out->saw_done = true;
+    out->timing.done_s = now;
+    Completion& c = out->completion;
+    c.finish_reason = j.value("stop_type", std::string()) == "limit" ? "length" : "stop";
+    auto count = [&](const char* key) {
+      auto it = j.find(key);
+      return it != j.end() && it->is_number_integer() ? it->get<int>() : -1;
+    };
+    c.prompt_tokens = count("tokens_evaluated");
+    c.completion_tokens = count("tokens_predicted");
+    if (auto t = j.find("timings"); t != j.end() && t->is_object()) c.timings = TimingsOf(*t);
+    return true;
   }
 
   bool TakeId(const nlohmann::json& j) {
@@ -167,12 +202,7 @@ struct StreamParse {
       out->completion.reasoning += r->get_ref<const std::string&>();
       text = true;
     }
-    if (text) {
-      StreamTiming& t = out->timing;
-      if (t.first_text_s < 0) t.first_text_s = now;
-      t.last_token_s = now;
-      t.text_chunk_s.push_back(now);
-    }
+    if (text) MarkText();
     return true;
   }
 
@@ -193,6 +223,7 @@ struct StreamParse {
   // to the reasoning.
   void SplitContent() {
     Completion& c = out->completion;
+    if (opens_think) content = "<think>" + content;
     std::string think, answer;
     bool unclosed = false;
     if (SplitThinkBlock(content, &think, &answer, &unclosed)) {
@@ -234,17 +265,45 @@ StreamingChat::StreamingChat(std::unique_ptr<HttpTransport> transport, const Ser
 
 StreamedReply StreamingChat::Send(const Prompt& prompt, const nlohmann::json* extra, double timeout_s,
                                   CancelToken* cancel) {
+  return Exchange(server_.PathPrefix() + "/chat/completions", StreamBody(prompt, server_.model, extra), false, false,
+                  timeout_s, cancel);
+}
+
+StreamedReply StreamingChat::SendRaw(const Prompt& prompt, const nlohmann::json* extra, double timeout_s,
+                                     CancelToken* cancel) {
+  std::string text;
+  Status st = ApplyTemplate(transport_.get(), prompt, server_.model, timeout_s, &text);
+  if (!st.ok()) {
+    StreamedReply out;
+    out.raw_route = true;
+    out.status = CallStatus::kFailed;
+    out.error = Redact("POST /apply-template: " + st.message());
+    return out;
+  }
+  nlohmann::json body = nlohmann::json::parse(RawCompletionBody(prompt, text));
+  body["stream"] = true;
+  if (extra != nullptr && extra->is_object())
+    for (const auto& [key, value] : extra->items()) body[key] = value;
+  const size_t open = text.rfind("<think>");
+  const bool opens_think = open != std::string::npos && text.find("</think>", open) == std::string::npos;
+  return Exchange("/completion", body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), true,
+                  opens_think, timeout_s, cancel);
+}
+
+StreamedReply StreamingChat::Exchange(const std::string& path, std::string body, bool raw, bool opens_think,
+                                      double timeout_s, CancelToken* cancel) {
   StreamedReply out;
-  const std::string path = server_.PathPrefix() + "/chat/completions";
+  out.raw_route = raw;
   const std::string what = "POST " + path + " (streamed): ";
   if (cancel != nullptr && cancel->cancelled()) {
     out.status = CallStatus::kCancelled;
     out.error = what + "cancelled before it was sent";
     return out;
   }
-  const std::string body = StreamBody(prompt, server_.model, extra);
   StreamParse parse;
   parse.out = &out;
+  parse.raw = raw;
+  parse.opens_think = opens_think;
   SseReader sse;
   bool cancelled = false;
   // The clock starts when the request's last byte is written (after any
@@ -263,6 +322,8 @@ StreamedReply StreamingChat::Send(const Prompt& prompt, const nlohmann::json* ex
   });
   const double end_s = clock_->MonotonicSeconds() - t0;
   transport_->SetRequestSentHook({});
+  out.path = path;
+  out.body = std::move(body);
   out.http_status = resp.status;
   out.comments = sse.comments();
   if (cancelled) {
@@ -286,7 +347,9 @@ StreamedReply StreamingChat::Send(const Prompt& prompt, const nlohmann::json* ex
     return out;
   }
   if (!out.saw_done) {
-    out.error = what + "the stream ended without data: [DONE] (" + std::to_string(out.chunks) + " chunks came)";
+    out.error = what + (raw ? "the stream ended without its last event (stop: true) ("
+                            : "the stream ended without data: [DONE] (") +
+                std::to_string(out.chunks) + " chunks came)";
     return out;
   }
   if (out.timing.done_s < 0) out.timing.done_s = end_s;

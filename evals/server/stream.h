@@ -91,6 +91,9 @@ struct StreamedReply {
   // last chunk that had them, reply_id.
   Completion completion;
   StreamTiming timing;
+  std::string path, body;     // what was sent (the request's path and exact body)
+  bool raw_route = false;     // sent over /completion (SendRaw), not the chat route
+  std::string refused_chat_error;  // raw_route after a refused chat stream: that stream's error
   int chunks = 0;             // data events with a JSON chunk
   int comments = 0;           // comment lines skipped (": ping", ":")
   bool saw_done = false;      // `data: [DONE]` arrived
@@ -116,8 +119,21 @@ class StreamingChat {
                 Clock* clock = RealClock::Default());
   StreamedReply Send(const Prompt& prompt, const nlohmann::json* extra, double timeout_s,
                      CancelToken* cancel);
+  // The same prompt over llama-server's raw route: POST /apply-template
+  // (not timed) for its text, then POST /completion streamed with
+  // RawCompletionBody (raw_fallback.h: the accept-anything chat_parser),
+  // "stream": true and `extra`'s keys. For a server whose output parser
+  // refuses the chat stream (llama-server b10470 ends it with an error
+  // event at the first token it cannot parse): the raw route streams every
+  // token. Its events are {"content", "stop", ...}, the last one with
+  // "stop": true, tokens_evaluated / tokens_predicted, stop_type and
+  // timings; the first token is its first event.
+  StreamedReply SendRaw(const Prompt& prompt, const nlohmann::json* extra, double timeout_s, CancelToken* cancel);
 
  private:
+  StreamedReply Exchange(const std::string& path, std::string body, bool raw, bool opens_think, double timeout_s,
+                         CancelToken* cancel);
+
   std::unique_ptr<HttpTransport> transport_;
   ServerConfig server_;
   Clock* clock_;

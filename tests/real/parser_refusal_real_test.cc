@@ -74,5 +74,44 @@ TEST_F(ParserRefusalReal, EveryRefusedAnswerIsScoredAndTheRunCompletes) {
   std::fprintf(stderr, "parser refusals: %d of 20 greedy chat answers; raw fallback recovered %d\n", refused, raw);
 }
 
+// The speed part against the same refusing server: a chat stream the parser
+// ends with an error event is sent again over /completion (raw text, the
+// accept-anything chat_parser), so every step is measured, no request is
+// failed, and requests.jsonl holds the route each request took.
+TEST_F(ParserRefusalReal, TheSpeedPartMeasuresEveryStepOverTheRawRouteWhereTheChatStreamIsRefused) {
+  std::string why;
+  const std::string model = MakeModel(&why);
+  if (!why.empty()) GTEST_SKIP() << why;
+  ASSERT_FALSE(model.empty());
+  LlamaServer* s = StartServer({.model = model, .parallel = 2, .ctx = 4096, .metrics = true,
+                                .extra = {"--jinja"}, .chat_template = ""});
+  ASSERT_TRUE(s->running());
+  const nlohmann::json speed = {{"steps", {"decode", "conc"}}, {"prompt_ids", {"prose"}},
+                                {"decode_prompt_tokens", 256}, {"runs", 3}, {"warmups", 1}, {"max_tokens", 32},
+                                {"conc_levels", {1, 2, 4}}, {"conc_rounds", 1}, {"guard_threshold_pct", 99999}};
+  const std::string card = WriteCardJson(Card(Server(s, 2), {{"speed", speed}}));
+  BinaryResult r = Run({"--card", card, "--job", "sp", "--parts", "speed"}, 600);
+  ASSERT_FALSE(r.timed_out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json res = Results("sp")["parts"]["speed"];
+  ASSERT_TRUE(res["complete"].get<bool>()) << res.dump(2);
+  const auto samples = Lines(JobDir("sp") + "/speed/samples.jsonl");
+  ASSERT_FALSE(samples.empty());
+  int raw = 0;
+  for (const auto& x : samples) {
+    EXPECT_EQ(x["status"], "ok") << x.dump();
+    EXPECT_EQ(x["completion_tokens"], 32) << x.dump();
+    raw += x["route"] == "completion";
+    if (x["route"] == "completion") {
+      EXPECT_NE(x.value("refused_chat", std::string()).find("peg-native"), std::string::npos) << x.dump();
+    }
+  }
+  EXPECT_GT(raw, 0) << "the random model's chat streams should trip the parser";
+  int raw_bodies = 0;
+  for (const auto& b : Lines(JobDir("sp") + "/speed/requests.jsonl")) raw_bodies += b["path"] == "/completion";
+  EXPECT_EQ(raw_bodies, raw);
+  std::fprintf(stderr, "speed: %d of %zu requests over the raw route\n", raw, samples.size());
+}
+
 }  // namespace
 }  // namespace evalrun::testing
