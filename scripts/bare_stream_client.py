@@ -135,7 +135,7 @@ def stream_one(host, port, req, timeout_s):
     """One request on a fresh connection (opened before the clock starts)."""
     body = req["body"].encode("utf-8")
     head = (f"POST {req['path']} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-            f"Accept: text/event-stream\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
+            f"Accept: text/event-stream\r\nContent-Length: {len(body)}\r\nConnection: keep-alive\r\n\r\n").encode()
     out = {"seq": req["seq"], "step": req["step"], "attempt": req.get("attempt"), "round": req.get("round"),
            "concurrency": req.get("concurrency", 1), "ttft_s": None, "text_s": None, "first_byte_s": None,
            "done_s": None,
