@@ -87,7 +87,7 @@ TEST_F(ParserRefusalReal, TheSpeedPartMeasuresEveryStepOverTheRawRouteWhereTheCh
                                 .extra = {"--jinja"}, .chat_template = ""});
   ASSERT_TRUE(s->running());
   const nlohmann::json speed = {{"steps", {"decode", "conc"}}, {"prompt_ids", {"prose"}},
-                                {"decode_prompt_tokens", 256}, {"runs", 3}, {"warmups", 1}, {"max_tokens", 32},
+                                {"decode_prompt_tokens", 256}, {"runs", 4}, {"warmups", 1}, {"max_tokens", 160},
                                 {"conc_levels", {1, 2, 4}}, {"conc_rounds", 1}, {"guard_threshold_pct", 99999}};
   const std::string card = WriteCardJson(Card(Server(s, 2), {{"speed", speed}}));
   BinaryResult r = Run({"--card", card, "--job", "sp", "--parts", "speed"}, 600);
@@ -100,7 +100,7 @@ TEST_F(ParserRefusalReal, TheSpeedPartMeasuresEveryStepOverTheRawRouteWhereTheCh
   int raw = 0;
   for (const auto& x : samples) {
     EXPECT_EQ(x["status"], "ok") << x.dump();
-    EXPECT_EQ(x["completion_tokens"], 32) << x.dump();
+    EXPECT_EQ(x["completion_tokens"], 160) << x.dump();
     raw += x["route"] == "completion";
     if (x["route"] == "completion") {
       EXPECT_NE(x.value("refused_chat", std::string()).find("peg-native"), std::string::npos) << x.dump();
