@@ -2,14 +2,17 @@
 // names as results.json and run.json record them, and which of them
 // isolate. Strongest first:
 //   "namespaces"  bubblewrap's user, network, mount, PID, IPC, UTS and
-//                 cgroup namespaces, read-only /, a private tmpfs at /tmp;
+//                 cgroup namespaces over a minimal read-only root (the
+//                 interpreter's folders, nothing else of the host's), a
+//                 private tmpfs at /tmp;
 //   "unshare"     namespaces made by evalrun itself (unshare_child.h)
 //                 where bubblewrap is missing or fails: user, network,
 //                 mount, PID, IPC, UTS; / read-only, a tmpfs at /tmp, a new
 //                 /proc;
 //   "seccomp"     no namespaces: a seccomp filter (seccomp_filter.h: no
-//                 sockets, no ptrace, no setsid/setpgid, no namespaces or
-//                 mounts, no io_uring, ...), the rlimits, a process group;
+//                 sockets, no ptrace, no signal but to its own group, no
+//                 setsid/setpgid, no namespaces or mounts, no io_uring,
+//                 ...), the rlimits, a process group;
 //   "rlimits"     the rlimits and a process group only: no isolation.
 // Every level has the rlimits and the process group's kill at the end.
 // The first three isolate and are taken without asking; "rlimits" is taken
