@@ -65,6 +65,28 @@ class E2eParserRefusal : public E2eTest {
   std::set<std::string> seen_, refused_;
 };
 
+// `evalrun merge` counts them from the shards' records as a run does.
+TEST_F(E2eParserRefusal, MergedShardsCountTheRecoveredAnswersAsOneRunWould) {
+  FakeServer server;
+  ASSERT_TRUE(server.Start());
+  RefuseEveryOther(&server);
+  const std::string card = Card(server.base_url(), 6, 2);
+  int in_shards = 0;
+  for (int i = 1; i <= 2; ++i) {
+    const std::string job = "s" + std::to_string(i);
+    BinaryResult r = Run({"--card", card, "--job", job, "--shard", std::to_string(i) + "/2"}, 90);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    in_shards += Results(job)["parts"]["mmlupro"].value("raw_fallback", 0);
+  }
+  EXPECT_EQ(in_shards, 3);
+  BinaryResult m = RunBinary({EvalrunBinary(), "merge", dir_ + "/runs/m", dir_ + "/runs/s1", dir_ + "/runs/s2"});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  const nlohmann::json p = Results("m")["parts"]["mmlupro"];
+  EXPECT_EQ(p["n"], 6);
+  EXPECT_EQ(p["raw_fallback"], 3);
+  EXPECT_FALSE(p.contains("server_parse_error")) << "absent when 0";
+}
+
 TEST_F(E2eParserRefusal, RefusedAnswersAreRecoveredAsRawTextScoredAndCounted) {
   FakeServer server;
   ASSERT_TRUE(server.Start());

@@ -80,9 +80,7 @@ json PartResult(const ShardSet& set, const MergedPart& mp) {
   if (first.contains("request")) r["request"] = first["request"];
   r["planned"] = mp.selected.size();
   r["complete"] = mp.absent.empty();
-  int too_long = 0;
-  for (const auto& rec : mp.records) too_long += rec.too_long.refused;
-  r["too_long"] = too_long;
+  AddRecordCounts(mp.records, &r);
   int max_in_flight = 0, slots = 0;
   json outages = json::array(), shards = json::array();
   for (const ShardFolder& s : set.shards) {

@@ -37,6 +37,18 @@ ChoiceVerdict ScoreChoice(char letter, const std::string& gold, const std::strin
   return v;
 }
 
+void AddRecordCounts(const std::vector<SampleRecord>& records, nlohmann::json* out) {
+  int too_long = 0, raw_fallback = 0, server_parse_error = 0;
+  for (const auto& rec : records) {
+    too_long += rec.too_long.refused;
+    raw_fallback += rec.raw_fallback;
+    server_parse_error += rec.server_parse_error;
+  }
+  (*out)["too_long"] = too_long;
+  if (raw_fallback > 0) (*out)["raw_fallback"] = raw_fallback;
+  if (server_parse_error > 0) (*out)["server_parse_error"] = server_parse_error;
+}
+
 double BinomialStderr(double p, int n) { return n > 0 ? std::sqrt(p * (1 - p) / n) : 0.0; }
 
 double Round(double x, int digits) {

@@ -34,6 +34,13 @@ double Round(double x, int digits);
 // the timed records) and token counts to `out` as "speeds".
 void AddSpeeds(const std::vector<SampleRecord>& records, nlohmann::json* out);
 
+// The counts a part's results carry from its records, the same for a run
+// and for `evalrun merge`: too_long (prompts the server refused as too
+// long), and raw_fallback / server_parse_error (answers the server's output
+// parser refused: recovered as raw text, or scored empty and wrong), these
+// two only when not 0 (absent reads 0, as in runs written before them).
+void AddRecordCounts(const std::vector<SampleRecord>& records, nlohmann::json* out);
+
 // The verdict of a multiple-choice answer: `letter` (0: none) against
 // `gold`; finish_reason "length" is cut off (wrong whatever the text); no
 // letter is "no answer" (wrong, never a random guess).

@@ -113,20 +113,7 @@ nlohmann::json PartResult(const PartRun& r, const std::vector<SampleRecord>& sco
   result["complete"] = scored.size() == r.prepared.items.size();
   result["max_in_flight"] = pool.stats().max_in_flight.load();
   result["slots"] = s.server->slots;
-  int too_long = 0;
-  for (const auto& rec : scored) too_long += rec.too_long.refused;
-  result["too_long"] = too_long;
-  // Answers the server's output parser refused (HTTP 500): recovered as raw
-  // text and scored, or (nothing recovered them) scored empty and wrong.
-  int raw_fallback = 0, server_parse_error = 0;
-  for (const auto& rec : scored) {
-    raw_fallback += rec.raw_fallback;
-    server_parse_error += rec.server_parse_error;
-  }
-  // Written only when not 0 (absent reads 0): `evalrun merge` builds a
-  // part's results from its records and does not count them yet.
-  if (raw_fallback > 0) result["raw_fallback"] = raw_fallback;
-  if (server_parse_error > 0) result["server_parse_error"] = server_parse_error;
+  AddRecordCounts(scored, &result);
   result["admission"] = AdmissionJson(s.endpoints[0].kv, admission[0], pool);
   result["outages"] = OutagesJson(pool);
   if (s.endpoints.size() > 1) {
