@@ -91,7 +91,10 @@ TEST_F(E2eSpeed, PlantedServiceTimesComeOutWithinOnePercentOnBothClocks) {
             std::string::npos)
       << r.err;
   EXPECT_EQ(c8["result"]["requests_ok"], 8);
-  EXPECT_GE(c8["result"]["queue_s"]["min"].get<double>(), 0.0);
+  // Not below 0 by more than clock noise: the server starts its prompt clock
+  // when it has read the request, which may be a hair before the client's
+  // write returns (CI saw -25 us).
+  EXPECT_GE(c8["result"]["queue_s"]["min"].get<double>(), -0.005);
   EXPECT_GE(c8["result"]["queue_s"]["max"].get<double>(), 0.9 * per_request_s) << c8["result"]["queue_s"];
   EXPECT_LE(server.max_running(), 4);
   EXPECT_GE(server.max_waiting(), 1);
