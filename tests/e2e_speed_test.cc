@@ -91,17 +91,18 @@ TEST_F(E2eSpeed, PlantedServiceTimesComeOutWithinOnePercentOnBothClocks) {
             std::string::npos)
       << r.err;
   EXPECT_EQ(c8["result"]["requests_ok"], 8);
-  // Not below 0 by more than clock noise: the server starts its prompt clock
-  // when it has read the request, which may be a hair before the client's
-  // write returns (CI saw -25 us).
-  EXPECT_GE(c8["result"]["queue_s"]["min"].get<double>(), -0.005);
+  // Queue times are not below 0 by more than clock noise: the server starts
+  // its prompt clock when it has read the request, which may be a hair
+  // before the client's write returns (CI saw -25 and -42 us).
+  constexpr double kClockNoiseS = -0.005;
+  EXPECT_GE(c8["result"]["queue_s"]["min"].get<double>(), kClockNoiseS);
   EXPECT_GE(c8["result"]["queue_s"]["max"].get<double>(), 0.9 * per_request_s) << c8["result"]["queue_s"];
   EXPECT_LE(server.max_running(), 4);
   EXPECT_GE(server.max_waiting(), 1);
   for (const char* name : {"decode/code", "prefill/1500", "conc/C1", "conc/C4"}) {
     const nlohmann::json q = Step(speed, name)["result"]["queue_s"];
     EXPECT_EQ(q["n"], Step(speed, name)["result"]["requests"]) << name;
-    EXPECT_GE(q["min"].get<double>(), 0.0) << name << ": " << q;
+    EXPECT_GE(q["min"].get<double>(), kClockNoiseS) << name << ": " << q;
   }
 
   EXPECT_TRUE(speed["cold"]["cold"].get<bool>()) << speed["cold"];  // /metrics at zero before the part
