@@ -19,8 +19,10 @@ Python 3.10+, standard library only. Loopback servers only (127.0.0.1 / ::1 / lo
            evalrun's stream.h takes them.
            Requests of one conc round (same step, attempt, round, concurrency > 1)
            are sent at once from their own threads, released together; the
-           others one at a time, in evalrun's order (by seq). Only the measured
-           requests are replayed, after one unmeasured warm-up request.
+           others one at a time, in evalrun's order (by seq). Every request of
+           the file is sent (warm-ups and the cold row too, so the server meets
+           each measured request in the state evalrun found it in); only the
+           measured ones are timed into the output.
   compare: joins evalrun's speed/samples.jsonl (rates.ttft_s, by seq) with the
            replay and checks each pair against max(2 %, 20 ms) of the bare
            client's TTFT: requests of concurrency 1 request by request; a round
@@ -200,13 +202,14 @@ def replay(args):
     if args.host not in LOOPBACK:
         raise SystemExit(f"{args.host}: loopback only")
     reqs = sorted(read_jsonl(args.requests), key=lambda r: r["seq"])
-    measured = [r for r in reqs if r.get("role") == "measured"]
-    if not measured:
+    if not any(r.get("role") == "measured" for r in reqs):
         raise SystemExit(f"{args.requests}: no measured requests to replay")
-    warm = next((r for r in reqs if r.get("role") == "warmup"), measured[0])
-    stream_one(args.host, args.port, warm, args.timeout)  # unmeasured: the server warmed as evalrun found it
+    # Every request in evalrun's order, warm-ups and cold row included, so that
+    # the server meets each measured one in the state it was in for evalrun
+    # (its slots hold what the requests before left there); only the measured
+    # ones are kept.
     groups, key_of = [], lambda r: (r["step"], r.get("attempt"), r.get("round"), r.get("concurrency", 1))
-    for r in measured:
+    for r in reqs:
         if groups and r.get("concurrency", 1) > 1 and key_of(groups[-1][0]) == key_of(r):
             groups[-1].append(r)
         else:
@@ -214,7 +217,9 @@ def replay(args):
     results = []
     for g in groups:
         if len(g) == 1:
-            results.append(stream_one(args.host, args.port, g[0], args.timeout))
+            one = stream_one(args.host, args.port, g[0], args.timeout)
+            if g[0].get("role") == "measured":
+                results.append(one)
             continue
         got, gate = [None] * len(g), threading.Barrier(len(g))
 
@@ -227,7 +232,7 @@ def replay(args):
             t.start()
         for t in threads:
             t.join()
-        results.extend(got)
+        results.extend(x for x, r in zip(got, g) if r.get("role") == "measured")
     with open(args.out, "w", encoding="utf-8") as f:
         for r in results:
             f.write(json.dumps(r) + "\n")
