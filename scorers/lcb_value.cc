@@ -1,7 +1,5 @@
 #include "scorers/lcb_value.h"
 
-#include <charconv>
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 

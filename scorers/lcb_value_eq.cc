@@ -1,5 +1,4 @@
 // PyEquals and PyStr (lcb_value.h): Python's == and str() on PyValues.
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <optional>

@@ -42,8 +42,8 @@ class PipedProcess {
   pid_t pid() const { return handle_->pid(); }
 
  private:
-  // Waits for output (or, with want_write, room on stdin) up to timeout_s,
-  // draining stderr meanwhile. True when the awaited descriptor is ready.
+  // Waits up to timeout_s for `events` on fd (output to read, or room on
+  // stdin), draining stderr meanwhile. True when fd is ready.
   bool Wait(int fd, short events, double timeout_s);
   void DrainStderr();
 

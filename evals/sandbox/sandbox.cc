@@ -224,8 +224,7 @@ class RealSandbox : public CodeSandbox {
     std::vector<std::string> argv = {options_.bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
                                      "--die-with-parent", "--new-session"};
     argv.insert(argv.end(), root_binds_.begin(), root_binds_.end());
-    for (const char* arg : {"--size"}) argv.push_back(arg);
-    argv.push_back(std::to_string(options_.limits.file_bytes));
+    argv.insert(argv.end(), {"--size", std::to_string(options_.limits.file_bytes)});
     for (const char* arg : {"--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--size", "1048576", "--tmpfs",
                             "/dev/shm", "--file", "3", kProgramInBox})
       argv.push_back(arg);

@@ -32,21 +32,21 @@ Status ParseAppliedTemplate(std::string_view body, std::string* prompt_text) {
   return Status::Ok();
 }
 
-namespace {
-
-// Whether the templated prompt ends inside an opened <think> block (the
-// model's text then starts with the reasoning, not with the tag).
-bool OpensThink(const std::string& prompt_text) {
+bool TemplateOpensThink(const std::string& prompt_text) {
   const size_t open = prompt_text.rfind("<think>");
   return open != std::string::npos && prompt_text.find("</think>", open) == std::string::npos;
 }
 
-int IntOr(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number_integer() ? it->get<int>() : -1;
+void TakeRawCompletionTotals(const nlohmann::json& reply, Completion* out) {
+  auto count = [&](const char* key) {
+    auto it = reply.find(key);
+    return it != reply.end() && it->is_number_integer() ? it->get<int>() : -1;
+  };
+  out->finish_reason = reply.value("stop_type", std::string()) == "limit" ? "length" : "stop";
+  out->prompt_tokens = count("tokens_evaluated");
+  out->completion_tokens = count("tokens_predicted");
+  if (auto t = reply.find("timings"); t != reply.end() && t->is_object()) out->timings = TimingsOf(*t);
 }
-
-}  // namespace
 
 Status ParseRawCompletionReply(std::string_view body, const std::string& prompt_text, Completion* out) {
   const nlohmann::json j = ParseJsonOrDiscarded(body);
@@ -56,7 +56,7 @@ Status ParseRawCompletionReply(std::string_view body, const std::string& prompt_
     return Status::ServerError("/completion: the reply has no \"content\" string");
   *out = Completion();
   std::string text = j["content"].get<std::string>();
-  if (OpensThink(prompt_text)) text = "<think>" + text;
+  if (TemplateOpensThink(prompt_text)) text = "<think>" + text;
   std::string think, answer;
   bool unclosed = false;
   if (SplitThinkBlock(text, &think, &answer, &unclosed)) {
@@ -66,11 +66,7 @@ Status ParseRawCompletionReply(std::string_view body, const std::string& prompt_
   } else {
     out->content = std::move(text);
   }
-  const std::string stop_type = j.value("stop_type", std::string());
-  out->finish_reason = stop_type == "limit" ? "length" : "stop";
-  out->prompt_tokens = IntOr(j, "tokens_evaluated");
-  out->completion_tokens = IntOr(j, "tokens_predicted");
-  if (auto t = j.find("timings"); t != j.end() && t->is_object()) out->timings = TimingsOf(*t);
+  TakeRawCompletionTotals(j, out);
   return Status::Ok();
 }
 

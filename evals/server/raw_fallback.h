@@ -30,6 +30,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "evals/base/status.h"
 #include "evals/server/http.h"
 #include "evals/server/types.h"
@@ -45,6 +47,16 @@ std::string RawCompletionBody(const Prompt& prompt, const std::string& prompt_te
 
 // Parses /apply-template's 200 reply ({"prompt": "..."}).
 Status ParseAppliedTemplate(std::string_view body, std::string* prompt_text);
+
+// Whether the templated prompt ends inside an opened <think> block: the
+// model's text then starts with the reasoning, not with the tag.
+bool TemplateOpensThink(const std::string& prompt_text);
+
+// What /completion's reply (or its stream's last event) says of the whole
+// answer: stop_type "limit" as finish_reason "length" (else "stop"),
+// tokens_evaluated and tokens_predicted as the token counts (-1 when
+// absent), timings.
+void TakeRawCompletionTotals(const nlohmann::json& reply, Completion* out);
 
 // Parses /completion's 200 reply: content (split as above; `prompt_text`
 // says whether the template opened a <think> block), stop_type "limit" as

@@ -159,15 +159,7 @@ struct StreamParse {
     if (stop == j.end() || !stop->is_boolean() || !stop->get<bool>()) return true;
     out->saw_done = true;
     out->timing.done_s = now;
-    Completion& c = out->completion;
-    c.finish_reason = j.value("stop_type", std::string()) == "limit" ? "length" : "stop";
-    auto count = [&](const char* key) {
-      auto it = j.find(key);
-      return it != j.end() && it->is_number_integer() ? it->get<int>() : -1;
-    };
-    c.prompt_tokens = count("tokens_evaluated");
-    c.completion_tokens = count("tokens_predicted");
-    if (auto t = j.find("timings"); t != j.end() && t->is_object()) c.timings = TimingsOf(*t);
+    TakeRawCompletionTotals(j, &out->completion);
     return true;
   }
 
@@ -237,10 +229,13 @@ struct StreamParse {
   }
 };
 
-std::string StreamBody(const Prompt& prompt, const std::string& model, const nlohmann::json* extra) {
-  nlohmann::json body = nlohmann::json::parse(ChatRequestBody(prompt, model));
+// A request body (a chat request's, or /completion's) made a streamed one:
+// "stream": true, the usage chunk asked for where the route has one, then
+// `extra`'s keys on top.
+std::string StreamedBody(const std::string& body_text, bool include_usage, const nlohmann::json* extra) {
+  nlohmann::json body = nlohmann::json::parse(body_text);
   body["stream"] = true;
-  body["stream_options"] = {{"include_usage", true}};
+  if (include_usage) body["stream_options"] = {{"include_usage", true}};
   if (extra != nullptr && extra->is_object())
     for (const auto& [key, value] : extra->items()) body[key] = value;
   return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -265,8 +260,8 @@ StreamingChat::StreamingChat(std::unique_ptr<HttpTransport> transport, const Ser
 
 StreamedReply StreamingChat::Send(const Prompt& prompt, const nlohmann::json* extra, double timeout_s,
                                   CancelToken* cancel) {
-  return Exchange(server_.PathPrefix() + "/chat/completions", StreamBody(prompt, server_.model, extra), false, false,
-                  timeout_s, cancel);
+  return Exchange(server_.PathPrefix() + "/chat/completions",
+                  StreamedBody(ChatRequestBody(prompt, server_.model), true, extra), false, false, timeout_s, cancel);
 }
 
 StreamedReply StreamingChat::SendRaw(const Prompt& prompt, const nlohmann::json* extra, double timeout_s,
@@ -280,14 +275,8 @@ StreamedReply StreamingChat::SendRaw(const Prompt& prompt, const nlohmann::json*
     out.error = Redact("POST /apply-template: " + st.message());
     return out;
   }
-  nlohmann::json body = nlohmann::json::parse(RawCompletionBody(prompt, text));
-  body["stream"] = true;
-  if (extra != nullptr && extra->is_object())
-    for (const auto& [key, value] : extra->items()) body[key] = value;
-  const size_t open = text.rfind("<think>");
-  const bool opens_think = open != std::string::npos && text.find("</think>", open) == std::string::npos;
-  return Exchange("/completion", body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), true,
-                  opens_think, timeout_s, cancel);
+  return Exchange("/completion", StreamedBody(RawCompletionBody(prompt, text), false, extra), true,
+                  TemplateOpensThink(text), timeout_s, cancel);
 }
 
 StreamedReply StreamingChat::Exchange(const std::string& path, std::string body, bool raw, bool opens_think,
