@@ -5,9 +5,14 @@ Python 3.10+, standard library only. Loopback servers only (127.0.0.1 / ::1 / lo
 
   replay:  sends the speed part's requests again, byte for byte, from
            <job>/speed/requests.jsonl (each line {seq, step, role, attempt, round,
-           concurrency, path, body}) to the server, and writes one JSON line per
-           request: {seq, step, round, concurrency, ttft_s, text_s, first_byte_s,
-           done_s, http_status, error, prompt_ms, prompt_n}.
+           concurrency, path, body, timed, streamed}) to the server, and writes
+           one JSON line per timed request: {seq, step, round, concurrency,
+           ttft_s, text_s, first_byte_s, done_s, http_status, error, prompt_ms,
+           prompt_n}. The lines of one seq are sent in file order: a chat stream
+           the server's parser refused and the raw route's /apply-template (not
+           timed, "timed": false) before the /completion evalrun timed, as
+           evalrun sent them (files without "timed": the last line of a seq is
+           the timed one).
            Timing is what a bare client does: a kept-alive connection opened
            before the clock starts, t0 just before the request's bytes are
            written, the first token when the first event of the answer arrives
@@ -18,23 +23,38 @@ Python 3.10+, standard library only. Loopback servers only (127.0.0.1 / ::1 / lo
            no other parsing before that), time.perf_counter_ns (monotonic), as
            evalrun's stream.h takes them.
            Requests of one conc round (same step, attempt, round, concurrency > 1)
-           are sent at once from their own threads, released together; the
-           others one at a time, in evalrun's order (by seq). Every request of
+           are sent at once from their own threads, released together, each
+           thread sending its seq's lines in order; the others one at a time,
+           in evalrun's order (by seq). Every request of
            the file is sent (warm-ups and the cold row too, so the server meets
            each measured request in the state evalrun found it in); only the
            measured ones are timed into the output.
+  tap:     a loopback proxy between evalrun and the server (evalrun's card
+           points at --listen) that times each request passing through it as a
+           bare client at that place would: t0 when the request's last byte
+           arrived from evalrun (its write returned), the first token when the
+           first token event arrived from the server (stamped as the read
+           returns, forwarded before it is parsed). One JSON line per answered
+           request: {path, sha256 (of the body), http_status, first_byte_s,
+           ttft_s, done_s}. Runs until killed.
   compare: joins evalrun's speed/samples.jsonl (rates.ttft_s, by seq) with the
-           replay and checks each pair against max(2 %, 20 ms) of the bare
-           client's TTFT: requests of concurrency 1 request by request; a round
-           of concurrency C > 1 rank by rank (the k-th fastest of evalrun's round
-           against the k-th fastest of the replayed round: which request the
-           server queues is its choice, so request-by-request pairs are not
-           comparable there). Prints a table and a PASS/FAIL line, writes a JSON
-           summary. Exit 0 on PASS, 1 on FAIL, 2 on bad input.
+           replay (--bare) and/or the tap (--tap, --requests) and checks each
+           pair against max(2 %, 20 ms) of the bare client's TTFT. Replay:
+           requests of concurrency 1 request by request; a round of C > 1 rank
+           by rank (the k-th fastest of evalrun's round against the k-th
+           fastest of the replayed round), judged only without a tap: which
+           request waits for which slot, and where a random model's chat stream
+           is refused and sent again, differ from one run of a round to the
+           next, so a replayed queue is not the same requests' timing. Tap:
+           every measured request against the tap's timing of the very same
+           request (joined by its body's sha256). Prints a table and a
+           PASS/FAIL line, writes a JSON summary. Exit 0 on PASS, 1 on FAIL,
+           2 on bad input.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import socket
 import statistics
@@ -133,6 +153,34 @@ def final_timings(events):
     return None, None
 
 
+def post_plain(host, port, req, timeout_s):
+    """One request whose whole reply is read and dropped (the raw route's /apply-template)."""
+    body = req["body"].encode("utf-8")
+    head = (f"POST {req['path']} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s) as sock:
+            sock.sendall(head + body)
+            while sock.recv(65536):
+                pass
+    except OSError:
+        pass
+
+
+def send_chain(host, port, chain, timeout_s):
+    """One seq's lines in order; the result of its timed one (the last without "timed" marks)."""
+    timed = [i for i, r in enumerate(chain) if r.get("timed", False)]
+    at = timed[-1] if timed else len(chain) - 1
+    out = None
+    for i, r in enumerate(chain):
+        if r.get("streamed", True):
+            got = stream_one(host, port, r, timeout_s)
+            out = got if i == at else out
+        else:
+            post_plain(host, port, r, timeout_s)
+    return out
+
+
 def stream_one(host, port, req, timeout_s):
     """One request on a fresh connection (opened before the clock starts)."""
     body = req["body"].encode("utf-8")
@@ -201,38 +249,44 @@ def stream_one(host, port, req, timeout_s):
 def replay(args):
     if args.host not in LOOPBACK:
         raise SystemExit(f"{args.host}: loopback only")
-    reqs = sorted(read_jsonl(args.requests), key=lambda r: r["seq"])
-    if not any(r.get("role") == "measured" for r in reqs):
+    lines = sorted(read_jsonl(args.requests), key=lambda r: r["seq"])  # stable: a seq's lines keep their order
+    if not any(r.get("role") == "measured" for r in lines):
         raise SystemExit(f"{args.requests}: no measured requests to replay")
+    chains = []  # one per seq: what evalrun sent for that request, in order
+    for r in lines:
+        if chains and chains[-1][0]["seq"] == r["seq"]:
+            chains[-1].append(r)
+        else:
+            chains.append([r])
     # Every request in evalrun's order, warm-ups and cold row included, so that
     # the server meets each measured one in the state it was in for evalrun
     # (its slots hold what the requests before left there); only the measured
     # ones are kept.
     groups, key_of = [], lambda r: (r["step"], r.get("attempt"), r.get("round"), r.get("concurrency", 1))
-    for r in reqs:
-        if groups and r.get("concurrency", 1) > 1 and key_of(groups[-1][0]) == key_of(r):
-            groups[-1].append(r)
+    for c in chains:
+        if groups and c[0].get("concurrency", 1) > 1 and key_of(groups[-1][0][0]) == key_of(c[0]):
+            groups[-1].append(c)
         else:
-            groups.append([r])
+            groups.append([c])
     results = []
     for g in groups:
         if len(g) == 1:
-            one = stream_one(args.host, args.port, g[0], args.timeout)
-            if g[0].get("role") == "measured":
+            one = send_chain(args.host, args.port, g[0], args.timeout)
+            if g[0][0].get("role") == "measured":
                 results.append(one)
             continue
         got, gate = [None] * len(g), threading.Barrier(len(g))
 
         def run(i):
             gate.wait()
-            got[i] = stream_one(args.host, args.port, g[i], args.timeout)
+            got[i] = send_chain(args.host, args.port, g[i], args.timeout)
 
         threads = [threading.Thread(target=run, args=(i,)) for i in range(len(g))]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-        results.extend(x for x, r in zip(got, g) if r.get("role") == "measured")
+        results.extend(x for x, c in zip(got, g) if c[0].get("role") == "measured")
     with open(args.out, "w", encoding="utf-8") as f:
         for r in results:
             f.write(json.dumps(r) + "\n")
@@ -242,12 +296,171 @@ def replay(args):
     return 0
 
 
+# ---- tap: a loopback proxy that times evalrun's own requests as a bare client would see them ----
+
+class TapLog:
+    def __init__(self, path):
+        self.f = open(path, "a", encoding="utf-8")
+        self.mu = threading.Lock()
+
+    def write(self, rec):
+        with self.mu:
+            self.f.write(json.dumps(rec) + "\n")
+            self.f.flush()
+
+
+class HttpSplitter:
+    """Splits one direction of an HTTP/1.1 connection into messages as bytes pass:
+    head (up to the blank line), then a Content-Length or chunked body.
+    feed(data) returns a list of (kind, value): ("head", bytes), ("body", bytes of
+    payload, de-chunked), ("end", None)."""
+
+    def __init__(self):
+        self.buf, self.head, self.left, self.dechunk, self.trailer = b"", None, 0, None, False
+
+    def feed(self, data):
+        out, self.buf = [], self.buf + data
+        while self.buf:
+            if self.trailer:  # the CRLF after a chunked body's last (empty) chunk
+                if len(self.buf) < 2:
+                    break
+                self.buf, self.trailer = self.buf[2:], False
+                continue
+            if self.head is None:
+                end = self.buf.find(b"\r\n\r\n")
+                if end < 0:
+                    break
+                self.head, self.buf = self.buf[:end], self.buf[end + 4:]
+                out.append(("head", self.head))
+                low = self.head.lower()
+                if b"transfer-encoding: chunked" in low:
+                    self.dechunk = Chunked()
+                else:
+                    self.dechunk = None
+                    self.left = 0
+                    for line in low.split(b"\r\n"):
+                        if line.startswith(b"content-length:"):
+                            self.left = int(line.split(b":", 1)[1])
+                    if self.left == 0:
+                        out.append(("end", None))
+                        self.head = None
+                continue
+            if self.dechunk is not None:
+                before = len(self.buf)
+                payload = self.dechunk.feed(self.buf)
+                self.buf = self.dechunk.buf  # what the decoder has not consumed (the next message's bytes)
+                self.dechunk.buf = b""
+                if payload:
+                    out.append(("body", payload))
+                if self.dechunk.done:
+                    out.append(("end", None))
+                    self.head, self.trailer = None, True
+                elif len(self.buf) == before and not payload:
+                    break
+                continue
+            take, self.buf = self.buf[:self.left], self.buf[self.left:]
+            self.left -= len(take)
+            out.append(("body", take))
+            if self.left == 0:
+                out.append(("end", None))
+                self.head = None
+        return out
+
+
+def tap_connection(client, upstream_addr, log, clock):
+    upstream = socket.create_connection(upstream_addr)
+    for s in (client, upstream):
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    pending, mu = [], threading.Lock()  # requests sent and not yet answered, in order
+
+    def requests_in():
+        split, path, body = HttpSplitter(), "", b""
+        try:
+            while True:
+                data = client.recv(65536)
+                now = clock()
+                if not data:
+                    break
+                upstream.sendall(data)
+                for kind, value in split.feed(data):
+                    if kind == "head":
+                        path, body = value.split(b" ", 2)[1].decode("latin-1"), b""
+                    elif kind == "body":
+                        body += value
+                    else:  # the request's last byte has arrived: a client's write would have returned
+                        with mu:
+                            pending.append({"t0": now, "path": path, "sha256": hashlib.sha256(body).hexdigest()})
+        except OSError:
+            pass
+        finally:
+            try:
+                upstream.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def replies_out():
+        split, cur, lines = HttpSplitter(), None, b""
+        try:
+            while True:
+                data = upstream.recv(65536)
+                now = clock()
+                if not data:
+                    break
+                client.sendall(data)  # forwarded first: the stamp is when the bytes arrived, parsing comes after
+                for kind, value in split.feed(data):
+                    if kind == "head":
+                        with mu:
+                            req = pending.pop(0) if pending else {"t0": now, "path": "?", "sha256": ""}
+                        cur = {"path": req["path"], "sha256": req["sha256"], "http_status": int(value.split()[1]),
+                               "first_byte_s": (now - req["t0"]) / 1e9, "ttft_s": None, "done_s": None}
+                        cur["t0"], lines = req["t0"], b""
+                    elif kind == "body" and cur is not None:
+                        lines += value
+                        *full, lines = lines.split(b"\n")
+                        for line in full:
+                            line = line.rstrip(b"\r")
+                            if cur["ttft_s"] is None and line.startswith(b"data:") and is_token_event(line[5:].lstrip()):
+                                cur["ttft_s"] = (now - cur["t0"]) / 1e9
+                    elif kind == "end" and cur is not None:
+                        cur["done_s"] = (now - cur.pop("t0")) / 1e9
+                        log.write(cur)
+                        cur = None
+        except OSError:
+            pass
+        finally:
+            try:
+                client.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    threads = [threading.Thread(target=requests_in, daemon=True), threading.Thread(target=replies_out, daemon=True)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    client.close()
+    upstream.close()
+
+
+def tap(args):
+    if args.host not in LOOPBACK:
+        raise SystemExit(f"{args.host}: loopback only")
+    log = TapLog(args.out)
+    srv = socket.create_server((args.host, args.listen), reuse_port=False)
+    srv.listen(256)
+    print(f"tap: 127.0.0.1:{args.listen} -> {args.host}:{args.port}, log {args.out}", flush=True)
+    while True:
+        client, _ = srv.accept()
+        threading.Thread(target=tap_connection, args=(client, (args.host, args.port), log, time.perf_counter_ns),
+                         daemon=True).start()
+
+
 def tolerance(bare_s):
     return max(0.02 * bare_s, 0.020)
 
 
 def pair_rows(samples, bare):
-    """(label, step, concurrency, evalrun_s, bare_s, server_prompt_ms) pairs; unpaired listed apart."""
+    """Replay pairs: (label, step, concurrency, evalrun_s, bare_s, server_prompt_ms); unpaired listed apart."""
     by_seq = {b["seq"]: b for b in bare}
     rows, missing, rounds = [], [], {}
     for s in samples:
@@ -274,29 +487,81 @@ def pair_rows(samples, bare):
     return rows, missing
 
 
-def compare(args):
-    samples, bare = read_jsonl(args.samples), read_jsonl(args.bare)
-    rows, missing = pair_rows(samples, bare)
-    print(f"{'request':<14} {'step':<16} {'C':>2} {'evalrun ms':>11} {'bare ms':>10} {'diff ms':>9} "
-          f"{'allowed ms':>10} {'server prompt ms':>16}  verdict")
-    out_rows, bad = [], 0
+def tap_rows(samples, requests, taps):
+    """Tap pairs, request by request: evalrun's TTFT against the tap's for the very
+    same request (joined by the sha256 of the timed body), as replay rows."""
+    body_sha = {}
+    for r in requests:
+        if r.get("timed", True):  # files without "timed": the last line of a seq wins
+            body_sha[r["seq"]] = hashlib.sha256(r["body"].encode("utf-8")).hexdigest()
+    by_sha = {t["sha256"]: t for t in taps if t.get("sha256")}
+    rows, missing = [], []
+    for s in samples:
+        if s.get("role") != "measured":
+            continue
+        t = by_sha.get(body_sha.get(s.get("seq")))
+        ev = (s.get("rates") or {}).get("ttft_s")
+        pm = (s.get("timings") or {}).get("prompt_ms") if isinstance(s.get("timings"), dict) else None
+        if t is None or ev is None or t.get("ttft_s") is None:
+            missing.append({"seq": s.get("seq"), "step": s.get("step"), "source": "tap", "evalrun_ttft_s": ev,
+                            "bare_ttft_s": None if t is None else t.get("ttft_s")})
+            continue
+        rows.append((f"#{s['seq']}", s["step"], s.get("concurrency", 1), ev, t["ttft_s"], pm))
+    return rows, missing
+
+
+def judge(rows, source, judged):
+    out = []
     for label, step, c, e, b, pm in rows:
         diff, tol = e - b, tolerance(b)
-        ok = abs(diff) <= tol
-        bad += 0 if ok else 1
+        out.append({"source": source, "request": label, "step": step, "concurrency": c, "evalrun_ttft_s": e,
+                    "bare_ttft_s": b, "diff_s": diff, "allowed_s": tol, "server_prompt_ms": pm,
+                    "within": abs(diff) <= tol, "judged": judged(c)})
+    return out
+
+
+def compare(args):
+    samples = read_jsonl(args.samples)
+    out_rows, missing = [], []
+    if args.bare:
+        rows, miss = pair_rows(samples, read_jsonl(args.bare))
+        # With a tap, a replayed round of C > 1 is shown, not judged: which request waits for which slot,
+        # and where a random model's stream is refused, differ between two runs of the same round.
+        out_rows += judge(rows, "replay", lambda c: c == 1 or not args.tap)
+        missing += [dict(m, source="replay") for m in miss]
+    if args.tap:
+        if not args.requests:
+            raise SystemExit("--tap needs --requests (speed/requests.jsonl) to join the tap's records")
+        rows, miss = tap_rows(samples, read_jsonl(args.requests), read_jsonl(args.tap))
+        out_rows += judge(rows, "tap", lambda c: True)
+        missing += miss
+    if not out_rows and not missing:
+        raise SystemExit("nothing to compare: give --bare and/or --tap")
+    print(f"{'source':<6} {'request':<14} {'step':<16} {'C':>2} {'evalrun ms':>11} {'bare ms':>10} {'diff ms':>9} "
+          f"{'allowed ms':>10} {'server prompt ms':>16}  verdict")
+    for r in out_rows:
+        pm = r["server_prompt_ms"]
         pms = f"{pm:.1f}" if isinstance(pm, (int, float)) else "-"
-        print(f"{label:<14} {step:<16} {c:>2} {e * 1e3:>11.1f} {b * 1e3:>10.1f} {diff * 1e3:>+9.1f} "
-              f"{tol * 1e3:>10.1f} {pms:>16}  {'ok' if ok else 'OUT'}")
-        out_rows.append({"request": label, "step": step, "concurrency": c, "evalrun_ttft_s": e, "bare_ttft_s": b,
-                         "diff_s": diff, "allowed_s": tol, "server_prompt_ms": pm, "within": ok})
-    diffs = [r["diff_s"] * 1e3 for r in out_rows]
+        v = ("ok" if r["within"] else "OUT") if r["judged"] else ("(ok)" if r["within"] else "(out)")
+        print(f"{r['source']:<6} {r['request']:<14} {r['step']:<16} {r['concurrency']:>2} "
+              f"{r['evalrun_ttft_s'] * 1e3:>11.1f} {r['bare_ttft_s'] * 1e3:>10.1f} {r['diff_s'] * 1e3:>+9.1f} "
+              f"{r['allowed_s'] * 1e3:>10.1f} {pms:>16}  {v}")
+    judged = [r for r in out_rows if r["judged"]]
+    bad = sum(1 for r in judged if not r["within"])
+    diffs = [r["diff_s"] * 1e3 for r in judged]
     # evalrun without a first token where the bare client had one is a failure of evalrun's timing.
     evalrun_lost = [m for m in missing if m.get("evalrun_ttft_s") is None and m.get("bare_ttft_s") is not None
-                    or m.get("evalrun_timed", 0) < m.get("bare_timed", 0)]
-    verdict = "PASS" if out_rows and bad == 0 and not evalrun_lost else "FAIL"
-    summary = {"rule": "|evalrun TTFT - bare TTFT| <= max(2 % of bare, 20 ms); C=1 per request, C>1 rank by rank "
-                       "within each round replayed at the same concurrency",
-               "verdict": verdict, "compared": len(out_rows), "outside": bad, "unpaired": missing,
+                    or m.get("evalrun_timed", 0) < m.get("bare_timed", 0)
+                    or m.get("source") == "tap"]
+    verdict = "PASS" if judged and bad == 0 and not evalrun_lost else "FAIL"
+    rule = "|evalrun TTFT - bare TTFT| <= max(2 % of bare, 20 ms)"
+    if args.bare:
+        rule += ("; replay: C=1 per request" + (", C>1 shown, not judged" if args.tap else
+                                                 ", C>1 rank by rank within each round replayed at the same concurrency"))
+    if args.tap:
+        rule += "; tap: every measured request against the tap's timing of the very same request"
+    summary = {"rule": rule, "verdict": verdict, "compared": len(judged), "outside": bad, "shown": len(out_rows),
+               "unpaired": missing,
                "diff_ms_median": statistics.median(diffs) if diffs else None,
                "diff_ms_min": min(diffs) if diffs else None, "diff_ms_max": max(diffs) if diffs else None,
                "rows": out_rows}
@@ -306,8 +571,9 @@ def compare(args):
     for m in missing:
         print(f"unpaired: {json.dumps(m)}")
     med = f"{summary['diff_ms_median']:+.1f}" if diffs else "-"
-    print(f"{verdict}: {len(out_rows) - bad} of {len(out_rows)} TTFT pairs within max(2 %, 20 ms) "
-          f"(evalrun - bare: median {med} ms); {len(missing)} unpaired; summary {args.out}")
+    print(f"{verdict}: {len(judged) - bad} of {len(judged)} judged TTFT pairs within max(2 %, 20 ms) "
+          f"(evalrun - bare: median {med} ms); {len(out_rows) - len(judged)} shown only; {len(missing)} unpaired; "
+          f"summary {args.out}")
     return 0 if verdict == "PASS" else 1
 
 
@@ -320,12 +586,19 @@ def main(argv):
     r.add_argument("--host", default="127.0.0.1")
     r.add_argument("--out", required=True)
     r.add_argument("--timeout", type=float, default=600.0)
-    c = sub.add_parser("compare", help="evalrun's TTFT against the replay's")
+    c = sub.add_parser("compare", help="evalrun's TTFT against the replay's and/or the tap's")
     c.add_argument("--samples", required=True, help="<job>/speed/samples.jsonl")
-    c.add_argument("--bare", required=True, help="the replay's output")
+    c.add_argument("--bare", help="the replay's output")
+    c.add_argument("--tap", help="the tap's log")
+    c.add_argument("--requests", help="<job>/speed/requests.jsonl (with --tap)")
     c.add_argument("--out", required=True, help="the JSON summary")
+    t = sub.add_parser("tap", help="a loopback proxy that times the requests passing through it")
+    t.add_argument("--listen", type=int, required=True, help="the port evalrun's card points at")
+    t.add_argument("--port", type=int, required=True, help="the server's port")
+    t.add_argument("--host", default="127.0.0.1")
+    t.add_argument("--out", required=True, help="one JSON line per request answered")
     args = p.parse_args(argv)
-    return replay(args) if args.cmd == "replay" else compare(args)
+    return {"replay": replay, "compare": compare, "tap": tap}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -15,26 +15,47 @@
 #   --mmlu N (60) --ifeval N (30) --max-tokens N (1024: MMLU-Pro and IFEval answers)
 #   --conc LIST (1,4,8) --prompt-tokens N (512) --speed-tokens N (256) --runs N (3)
 #   --prefill DEPTHS (2048,8192) --rounds N (2)
+#   --tap-port PORT  the tap's port (PORT+1)
+#   --restart CMD    a shell command that stops the server and starts it again, fresh, on the same port
+#                    (e.g. "kill \$(cat /tmp/gpu/server-8080.pid) && bash lane.sh 8080 4 131072"); run
+#                    between evalrun's speed part and the bare client's replay. Without it the replay
+#                    meets a server whose slots and prompt cache hold evalrun's requests, and its TTFT
+#                    is not comparable (the check says so).
 #
-# Then: evalrun's MMLU-Pro, IFEval and speed part (decode, prefill, conc at --conc) against the server
-# (external, base_url); the speed part's measured requests sent again, byte for byte, by a bare streaming
-# client (scripts/bare_stream_client.py, standard library only); per request evalrun's TTFT against the bare
-# client's within max(2 %, 20 ms): C = 1 request by request, C > 1 replayed at the same concurrency and
-# compared rank by rank within each round; `evalrun report` of the run. Prints a table, a PASS/FAIL line
-# for the TTFT check and a final line; writes summary.json. Exit 0 when evalrun exited 0, every sample was
-# scored or counted wrong with a reason, the TTFT check passed and the report was written; else 1.
+# Then, in this order, one job (runs/lane):
+#   1. evalrun's speed part (decode, prefill, conc at --conc) against the server (external, base_url),
+#      first on the server as lane.sh started it, through a tap (bare_stream_client.py tap on --tap-port,
+#      PORT+1 by default): a loopback proxy that times each of evalrun's requests as a bare client at its
+#      place would see it;
+#   2. --restart, so the server is as fresh as it was for step 1;
+#   3. the same requests sent again, byte for byte and in evalrun's order (warm-ups, a chat stream the
+#      server's parser refused before its /completion), by a bare streaming client
+#      (scripts/bare_stream_client.py, standard library only); per request evalrun's TTFT against the bare
+#      client's within max(2 %, 20 ms): C = 1 request by request; every request, C > 1 too, against the
+#      tap's timing of the very same request (a replayed queue is shown rank by rank, not judged: which
+#      request waits for which slot, and where a random model's chat stream is refused, differ between two
+#      runs of one round);
+#   4. evalrun's MMLU-Pro and IFEval into the same job (evalrun resumes it with those parts);
+#   5. `evalrun report` of the job.
+# llama-server b10470 saves a slot's prompt to its RAM prompt cache (--cache-ram) before it gives the
+# slot a different prompt, and loads a cached one that matches: time outside its prompt_ms that a
+# request's TTFT includes and that depends on what the server was asked before. Hence the order: both
+# clients meet the same fresh server with the same history.
+# Prints a table, a PASS/FAIL line for the TTFT check and a final line; writes summary.json. Exit 0 when
+# evalrun exited 0 both times, every sample was scored or counted wrong with a reason, the TTFT check
+# passed and the report was written; else 1.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUNDLE="" DATASETS="" PORT="" OUT=""
-MMLU=60 IFEVAL=30 MAXTOK=1024 CONC=1,4,8 PTOK=512 STOK=256 RUNS=3 PREFILL=2048,8192 ROUNDS=2
+MMLU=60 IFEVAL=30 MAXTOK=1024 CONC=1,4,8 PTOK=512 STOK=256 RUNS=3 PREFILL=2048,8192 ROUNDS=2 RESTART="" TAP_PORT=""
 die() { echo "gpu_lane_check: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle) BUNDLE=$2 ;; --datasets) DATASETS=$2 ;; --port) PORT=$2 ;; --out) OUT=$2 ;;
     --mmlu) MMLU=$2 ;; --ifeval) IFEVAL=$2 ;; --max-tokens) MAXTOK=$2 ;; --conc) CONC=$2 ;;
     --prompt-tokens) PTOK=$2 ;; --speed-tokens) STOK=$2 ;; --runs) RUNS=$2 ;; --prefill) PREFILL=$2 ;;
-    --rounds) ROUNDS=$2 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    --rounds) ROUNDS=$2 ;; --restart) RESTART=$2 ;; --tap-port) TAP_PORT=$2 ;;
+    -h|--help) sed -n '2,50p' "$0"; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
   [ $# -ge 2 ] || die "$1 needs a value"
@@ -58,7 +79,9 @@ now() { date +%s.%N; }
 T0=$(now)
 
 # The server: up, and what it is.
-"$PY" - "$PORT" <<'EOF' || die "no llama-server answers on 127.0.0.1:$PORT"
+wait_server() {
+"$PY" - "$PORT" <<'EOF'
+
 import json, sys, time, urllib.request
 port = sys.argv[1]
 for _ in range(120):
@@ -76,9 +99,20 @@ with urllib.request.urlopen(f"http://127.0.0.1:{port}/props", timeout=10) as r:
 print(f"server: {p.get('build_info')}, {p.get('total_slots')} slots, n_ctx "
       f"{p.get('default_generation_settings', {}).get('n_ctx')}, model {p.get('model_path')}")
 EOF
+}
+wait_server || die "no llama-server answers on 127.0.0.1:$PORT"
 
-# The card: the running server, external (base_url).
-"$PY" - "$OUT/card.json" "$PORT" "$MMLU" "$IFEVAL" "$MAXTOK" "$CONC" "$PTOK" "$STOK" "$RUNS" "$PREFILL" "$ROUNDS" <<'EOF'
+# The tap: evalrun's requests pass through it (stopped by its PID at exit).
+TAP_PORT=${TAP_PORT:-$((PORT + 1))}
+"$PY" "$HERE/bare_stream_client.py" tap --listen "$TAP_PORT" --port "$PORT" --out "$OUT/tap.jsonl" \
+  >"$OUT/tap.log" 2>&1 &
+TAP_PID=$!
+trap 'kill "$TAP_PID" 2>/dev/null || true' EXIT
+for _ in $(seq 50); do grep -q "^tap:" "$OUT/tap.log" 2>/dev/null && break; sleep 0.1; done
+kill -0 "$TAP_PID" 2>/dev/null || { cat "$OUT/tap.log"; die "the tap did not start on $TAP_PORT"; }
+
+# The card: the running server, external (base_url), through the tap.
+"$PY" - "$OUT/card.json" "$TAP_PORT" "$MMLU" "$IFEVAL" "$MAXTOK" "$CONC" "$PTOK" "$STOK" "$RUNS" "$PREFILL" "$ROUNDS" <<'EOF'
 import json, sys
 out, port, mmlu, ifeval, maxtok, conc, ptok, stok, runs, prefill, rounds = sys.argv[1:]
 ints = lambda s: [int(x) for x in s.split(",") if x]
@@ -104,22 +138,40 @@ with open(out, "w") as f:
     f.write("\n")
 EOF
 
-echo "== evalrun: mmlupro ($MMLU), ifeval ($IFEVAL), speed (C = $CONC)"
-set +e
-"${EVALRUN[@]}" --card "$OUT/card.json" --job lane --out "$OUT/runs" --data-dir "$DATASETS" 2>&1 | tee "$OUT/evalrun.log"
-RUN_EXIT=${PIPESTATUS[0]}
-set -e
+evalrun_parts() {  # PARTS LOG: one evalrun run of the job (resumed after the first), its exit status
+  set +e
+  "${EVALRUN[@]}" --card "$OUT/card.json" --job lane --out "$OUT/runs" --data-dir "$DATASETS" --parts "$1" 2>&1 \
+    | tee "$2"
+  local rc=${PIPESTATUS[0]}
+  set -e
+  echo "== evalrun ($1) exited $rc"
+  return "$rc"
+}
+echo "== evalrun: speed (C = $CONC), first on the fresh server"
+SPEED_EXIT=0
+evalrun_parts speed "$OUT/evalrun-speed.log" || SPEED_EXIT=$?
 T1=$(now)
-echo "== evalrun exited $RUN_EXIT"
 
 TTFT="FAIL"
 if [ -f "$JOB/speed/requests.jsonl" ]; then
-  echo "== bare streaming client: the speed part's measured requests again"
+  FRESH=1
+  if [ -n "$RESTART" ]; then
+    echo "== the server again, fresh: $RESTART"
+    if ! bash -c "$RESTART" >"$OUT/restart.log" 2>&1 || ! wait_server; then
+      cat "$OUT/restart.log"; die "--restart: the server did not come back"
+    fi
+  else
+    FRESH=0
+    echo "no --restart: the replay meets the server as evalrun's run left it (its slots and prompt cache hold"
+    echo "the same requests), so the TTFT pairs are not comparable; the check cannot pass"
+  fi
+  echo "== bare streaming client: the speed part's requests again, in evalrun's order"
   set +e
   if "$PY" "$HERE/bare_stream_client.py" replay --requests "$JOB/speed/requests.jsonl" --port "$PORT" \
       --out "$OUT/bare.jsonl"; then
     "$PY" "$HERE/bare_stream_client.py" compare --samples "$JOB/speed/samples.jsonl" --bare "$OUT/bare.jsonl" \
-      --out "$OUT/ttft_compare.json" && TTFT="PASS"
+      --tap "$OUT/tap.jsonl" --requests "$JOB/speed/requests.jsonl" --out "$OUT/ttft_compare.json" \
+      && [ "$FRESH" = 1 ] && TTFT="PASS"
   else
     echo "the replay failed: TTFT not compared"
   fi
@@ -129,16 +181,22 @@ else
 fi
 T2=$(now)
 
+echo "== evalrun: mmlupro ($MMLU), ifeval ($IFEVAL) into the same job"
+QUALITY_EXIT=0
+evalrun_parts mmlupro,ifeval "$OUT/evalrun-quality.log" || QUALITY_EXIT=$?
+RUN_EXIT=$(( SPEED_EXIT > QUALITY_EXIT ? SPEED_EXIT : QUALITY_EXIT ))
+T2b=$(now)
+
 echo "== evalrun report"
 REPORT=0
 "${EVALRUN[@]}" report "$JOB" || REPORT=$?
 T3=$(now)
 
-"$PY" - "$OUT" "$JOB" "$RUN_EXIT" "$TTFT" "$REPORT" "$T0" "$T1" "$T2" "$T3" <<'EOF'
+"$PY" - "$OUT" "$JOB" "$RUN_EXIT" "$TTFT" "$REPORT" "$T0" "$T1" "$T2" "$T2b" "$T3" "$SPEED_EXIT" "$QUALITY_EXIT" <<'EOF'
 import json, os, sys
-out, job, run_exit, ttft, report, t0, t1, t2, t3 = sys.argv[1:]
+out, job, run_exit, ttft, report, t0, t1, t2, t2b, t3, speed_exit, quality_exit = sys.argv[1:]
 run_exit, report = int(run_exit), int(report)
-t0, t1, t2, t3 = map(float, (t0, t1, t2, t3))
+t0, t1, t2, t2b, t3 = map(float, (t0, t1, t2, t2b, t3))
 parts, lost = {}, 0
 try:
     with open(os.path.join(job, "results.json")) as f:
@@ -162,10 +220,13 @@ for name, p in res.get("parts", {}).items():
     parts[name]["raw_fallback"] = p.get("raw_fallback", 0)
     parts[name]["server_parse_error"] = p.get("server_parse_error", 0)
 ok = run_exit == 0 and ttft == "PASS" and report == 0 and lost == 0
-summary = {"verdict": "PASS" if ok else "FAIL", "evalrun_exit": run_exit, "samples_not_scored": lost,
+summary = {"verdict": "PASS" if ok else "FAIL", "evalrun_exit": run_exit,
+           "evalrun_exit_speed": int(speed_exit), "evalrun_exit_quality": int(quality_exit),
+           "samples_not_scored": lost,
            "ttft_check": ttft, "report_exit": report, "job": job,
            "report": [os.path.join(job, f) for f in ("report.md", "report.html") if os.path.exists(os.path.join(job, f))],
-           "seconds": {"evalrun": round(t1 - t0, 1), "bare_client": round(t2 - t1, 1), "report": round(t3 - t2, 1),
+           "seconds": {"evalrun_speed": round(t1 - t0, 1), "restart_and_bare_client": round(t2 - t1, 1),
+                       "evalrun_quality": round(t2b - t2, 1), "report": round(t3 - t2b, 1),
                        "total": round(t3 - t0, 1)},
            "parts": parts}
 with open(os.path.join(out, "summary.json"), "w") as f:

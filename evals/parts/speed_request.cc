@@ -20,6 +20,7 @@ class StreamingSender : public SpeedSender {
     if (r.status != CallStatus::kFailed || !IsServerParseError(500, r.error)) return r;
     StreamedReply raw = chat_.SendRaw(prompt, &extra, timeout_s, cancel);
     raw.refused_chat_error = r.error;
+    raw.sent_before.insert(raw.sent_before.begin(), SentBefore{r.path, r.body, true});
     return raw;
   }
 
@@ -87,10 +88,20 @@ SpeedSenderFactory StreamingSenders(TransportFactory transports, ServerConfig se
 
 nlohmann::json SpeedExtra() { return {{"ignore_eos", true}}; }
 
-nlohmann::json RequestBodyRecord(const SpeedRequest& req, const std::string& path, const std::string& body) {
-  return {{"seq", req.seq},     {"step", req.step},           {"role", req.role},
-          {"attempt", req.attempt}, {"round", req.round},     {"concurrency", req.concurrency},
-          {"prompt_id", req.prompt_id}, {"path", path},       {"body", body}};
+nlohmann::json RequestBodyRecord(const SpeedRequest& req, const std::string& path, const std::string& body,
+                                 bool timed, bool streamed) {
+  return {{"seq", req.seq},         {"step", req.step},   {"role", req.role},
+          {"attempt", req.attempt}, {"round", req.round}, {"concurrency", req.concurrency},
+          {"prompt_id", req.prompt_id}, {"path", path},   {"body", body},
+          {"timed", timed},         {"streamed", streamed}};
+}
+
+std::vector<nlohmann::json> RequestBodyRecords(const SpeedRequest& req, const StreamedReply& reply) {
+  std::vector<nlohmann::json> out;
+  if (reply.body.empty()) return out;
+  for (const SentBefore& b : reply.sent_before) out.push_back(RequestBodyRecord(req, b.path, b.body, false, b.streamed));
+  out.push_back(RequestBodyRecord(req, reply.path, reply.body, true, true));
+  return out;
 }
 
 nlohmann::json RequestRecord(const SpeedRequest& req, const StreamedReply& reply, double send_s) {

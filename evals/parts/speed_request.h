@@ -13,8 +13,10 @@
 // and `marks`: what makes the measurement doubtful (a prompt_tokens other
 // than the target, cache_n > 0, an answer shorter than max_tokens, a
 // failure). Each request also has its exact body in speed/requests.jsonl
-// (RequestBodyRecord), joined to its record by `seq`, so that another client
-// can send the very same requests (scripts/bare_stream_client.py).
+// (RequestBodyRecords), joined to its record by `seq`, with whatever was sent
+// before it for the same answer (a chat stream the server's parser refused,
+// the raw route's /apply-template), so that another client can send the very
+// same requests in the same order (scripts/bare_stream_client.py).
 //
 // Thread-safety: a SpeedSender belongs to one thread; RequestRecord is pure.
 #ifndef EVALRUN_EVALS_PARTS_SPEED_REQUEST_H_
@@ -67,8 +69,15 @@ struct SpeedRequest {
 nlohmann::json SpeedExtra();
 
 // One line of speed/requests.jsonl: {seq, step, role, attempt, round,
-// concurrency, prompt_id, path, body (the JSON text sent, as a string)}.
-nlohmann::json RequestBodyRecord(const SpeedRequest& req, const std::string& path, const std::string& body);
+// concurrency, prompt_id, path, body (the JSON text sent, as a string),
+// timed (the request the record in samples.jsonl times), streamed}.
+nlohmann::json RequestBodyRecord(const SpeedRequest& req, const std::string& path, const std::string& body,
+                                 bool timed, bool streamed);
+
+// The lines of one answered request, in the order they were sent: what
+// reply.sent_before holds (a refused chat stream, /apply-template; not
+// timed), then the timed request. None when nothing was sent.
+std::vector<nlohmann::json> RequestBodyRecords(const SpeedRequest& req, const StreamedReply& reply);
 
 // The record of `req` answered by `reply`; `send_s`: when it was sent, in
 // seconds since its round began.

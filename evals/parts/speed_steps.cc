@@ -82,8 +82,8 @@ nlohmann::json SpeedRunner::Send(SpeedSender* sender, const SpeedRequest& req, d
   nlohmann::json rec = RequestRecord(req, reply, send_s);
   std::lock_guard<std::mutex> l(sink_mu_);
   if (deps_.sink) deps_.sink(rec);
-  if (deps_.request_sink && !reply.body.empty())  // what was sent, on the route it took
-    deps_.request_sink(RequestBodyRecord(req, reply.path, reply.body));
+  if (deps_.request_sink)  // what was sent, in order: a refused chat stream, the route it took
+    for (const nlohmann::json& line : RequestBodyRecords(req, reply)) deps_.request_sink(line);
   return rec;
 }
 

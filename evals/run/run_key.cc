@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <iterator>
 #include <set>
 
 #include "evals/base/build_version.h"
@@ -69,7 +70,52 @@ nlohmann::json RunKey(const Job& job, const Server& server) {
 
 namespace {
 
-// A resumed job's run.json, its run key compared with this run's.
+// `key` without the datasets of parts that `other` does not run: a part
+// added to a job (or left out of this run) has no dataset to disagree on.
+nlohmann::json ComparableKey(nlohmann::json key, const nlohmann::json& other) {
+  if (!key.is_object() || !other.is_object() || !key.contains("datasets") || !other.contains("datasets")) return key;
+  nlohmann::json& mine = key["datasets"];
+  const nlohmann::json& theirs = other["datasets"];
+  if (!mine.is_object() || !theirs.is_object()) return key;
+  for (auto it = mine.begin(); it != mine.end();) it = theirs.contains(it.key()) ? std::next(it) : mine.erase(it);
+  return key;
+}
+
+// The run key a resumed job keeps: this run's, with the datasets of the
+// parts run before and not now.
+nlohmann::json KeptRunKey(const nlohmann::json& old_key, nlohmann::json run_key) {
+  if (!old_key.is_object() || !old_key.contains("datasets") || !old_key["datasets"].is_object()) return run_key;
+  for (const auto& [part, sha] : old_key["datasets"].items())
+    if (!run_key["datasets"].contains(part)) run_key["datasets"][part] = sha;
+  return run_key;
+}
+
+// A resumed job's run.json as it was, but where this run adds parts: their
+// datasets join its run key and their request settings its part_requests,
+// so that a later resume checks them too.
+StepExit ExtendRunJson(Job* job, const nlohmann::json& run_key, nlohmann::json run_json, FILE* err) {
+  const nlohmann::json kept = KeptRunKey(run_json.value("run_key", nlohmann::json()), run_key);
+  bool added = kept != run_json.value("run_key", nlohmann::json());
+  if (!run_json.contains("part_requests") || !run_json["part_requests"].is_object())
+    run_json["part_requests"] = nlohmann::json::object();
+  for (const auto* list : {&job->parts, &job->procedures})
+    for (const PartRun& r : *list)
+      if (!run_json["part_requests"].contains(r.name)) {
+        run_json["part_requests"][r.name] = r.request.ToJson();
+        added = true;
+      }
+  if (added) {
+    run_json["run_key"] = kept;
+    Status st = WriteFileAtomically(job->dir.path() + "/run.json", run_json.dump(2) + "\n");
+    if (!st.ok()) return Stop(err, st, kExitBadInput);
+  }
+  job->dir.Keep();
+  return std::nullopt;
+}
+
+// A resumed job's run.json, its run key compared with this run's: the
+// datasets of the parts both run (a job may be extended by another --parts).
+// A job's run.json then keeps every part's dataset (KeptRunKey).
 StepExit CheckResume(const Job& job, const nlohmann::json& run_key, nlohmann::json* run_json, FILE* err) {
   const std::string& dir = job.dir.path();
   if (Status b = CheckJsonBounds(job.old_run_text, dir + "/run.json"); !b.ok())
@@ -77,10 +123,11 @@ StepExit CheckResume(const Job& job, const nlohmann::json& run_key, nlohmann::js
   *run_json = nlohmann::json::parse(job.old_run_text, nullptr, false);
   if (run_json->is_discarded() || !run_json->is_object())
     return Stop(err, Status::InvalidInput(dir + "/run.json: not valid JSON; cannot resume"), kExitBadInput);
-  const nlohmann::json old_key = run_json->value("run_key", nlohmann::json());
-  if (old_key == run_key) return std::nullopt;
+  const nlohmann::json old_key = ComparableKey(run_json->value("run_key", nlohmann::json()), run_key);
+  const nlohmann::json new_key = ComparableKey(run_key, old_key);
+  if (old_key == new_key) return std::nullopt;
   std::string changes;
-  for (const auto& c : JsonChanges(old_key, run_key)) changes += "\n  " + c;
+  for (const auto& c : JsonChanges(old_key, new_key)) changes += "\n  " + c;
   if (!job.force_resume)
     return Stop(err,
                 Status::InvalidInput(dir + ": the job was started with another card, dataset or server build/model "
@@ -154,6 +201,7 @@ StepExit OpenRun(Job* job, const Server& server, FILE* err) {
     run_json["host"] = HostInfo();
     run_json["started_utc"] = UtcNow();
   }
+  if (job->resuming) return ExtendRunJson(job, run_key, run_json, err);
   run_json["run_key"] = run_key;
   // Each part's effective request settings (the card's defaults with the
   // part's own keys over them).
@@ -181,10 +229,8 @@ StepExit OpenRun(Job* job, const Server& server, FILE* err) {
   }
   run_json["data_dir"] = job->data_dir;
   if (job->shard.sharded()) run_json["shard"] = ShardJson(*job);
-  if (!job->resuming) {
-    Status st = WriteFileAtomically(job->dir.path() + "/run.json", run_json.dump(2) + "\n");
-    if (!st.ok()) return Stop(err, st, kExitBadInput);
-  }
+  Status st = WriteFileAtomically(job->dir.path() + "/run.json", run_json.dump(2) + "\n");
+  if (!st.ok()) return Stop(err, st, kExitBadInput);
   job->dir.Keep();
   return std::nullopt;
 }

@@ -275,8 +275,10 @@ StreamedReply StreamingChat::SendRaw(const Prompt& prompt, const nlohmann::json*
     out.error = Redact("POST /apply-template: " + st.message());
     return out;
   }
-  return Exchange("/completion", StreamedBody(RawCompletionBody(prompt, text), false, extra), true,
-                  TemplateOpensThink(text), timeout_s, cancel);
+  StreamedReply out = Exchange("/completion", StreamedBody(RawCompletionBody(prompt, text), false, extra), true,
+                               TemplateOpensThink(text), timeout_s, cancel);
+  out.sent_before.push_back({"/apply-template", ChatRequestBody(prompt, server_.model), false});
+  return out;
 }
 
 StreamedReply StreamingChat::Exchange(const std::string& path, std::string body, bool raw, bool opens_think,

@@ -78,6 +78,13 @@ struct StreamTiming {
                               // transport (connect included); -1: the transport cannot say
 };
 
+// One request a StreamedReply's exchange sent before its own: a refused
+// chat stream, the /apply-template call of the raw route.
+struct SentBefore {
+  std::string path, body;  // the exact body
+  bool streamed = false;
+};
+
 struct StreamedReply {
   // kOk, kFailed, kTooLong, kCapacity (HTTP 500 "Context size has been
   // exceeded"), kUnreachable (nothing listens, or 503 "Loading model"),
@@ -94,6 +101,10 @@ struct StreamedReply {
   std::string path, body;     // what was sent (the request's path and exact body)
   bool raw_route = false;     // sent over /completion (SendRaw), not the chat route
   std::string refused_chat_error;  // raw_route after a refused chat stream: that stream's error
+  // What was sent for this answer before `path`/`body`, in order (the raw
+  // route's /apply-template; a refused chat stream, set by the caller that
+  // sent it): another client replaying the request sends these too.
+  std::vector<SentBefore> sent_before;
   int chunks = 0;             // data events with a JSON chunk
   int comments = 0;           // comment lines skipped (": ping", ":")
   bool saw_done = false;      // `data: [DONE]` arrived
