@@ -16,6 +16,7 @@
 #   --conc LIST (1,4,8) --prompt-tokens N (512) --speed-tokens N (256) --runs N (3)
 #   --prefill DEPTHS (2048,8192) --rounds N (2)
 #   --tap-port PORT  the tap's port (PORT+1)
+#   --speed-only 1   steps 1-3 only (the TTFT check), no MMLU-Pro or IFEval
 #   --restart CMD    a shell command that stops the server and starts it again, fresh, on the same port
 #                    (e.g. "kill \$(cat /tmp/gpu/server-8080.pid) && bash lane.sh 8080 4 131072"); run
 #                    between evalrun's speed part and the bare client's replay. Without it the replay
@@ -47,14 +48,14 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUNDLE="" DATASETS="" PORT="" OUT=""
-MMLU=60 IFEVAL=30 MAXTOK=1024 CONC=1,4,8 PTOK=512 STOK=256 RUNS=3 PREFILL=2048,8192 ROUNDS=2 RESTART="" TAP_PORT=""
+MMLU=60 IFEVAL=30 MAXTOK=1024 CONC=1,4,8 PTOK=512 STOK=256 RUNS=3 PREFILL=2048,8192 ROUNDS=2 RESTART="" TAP_PORT="" SPEED_ONLY=0
 die() { echo "gpu_lane_check: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle) BUNDLE=$2 ;; --datasets) DATASETS=$2 ;; --port) PORT=$2 ;; --out) OUT=$2 ;;
     --mmlu) MMLU=$2 ;; --ifeval) IFEVAL=$2 ;; --max-tokens) MAXTOK=$2 ;; --conc) CONC=$2 ;;
     --prompt-tokens) PTOK=$2 ;; --speed-tokens) STOK=$2 ;; --runs) RUNS=$2 ;; --prefill) PREFILL=$2 ;;
-    --rounds) ROUNDS=$2 ;; --restart) RESTART=$2 ;; --tap-port) TAP_PORT=$2 ;;
+    --rounds) ROUNDS=$2 ;; --restart) RESTART=$2 ;; --tap-port) TAP_PORT=$2 ;; --speed-only) SPEED_ONLY=$2 ;;
     -h|--help) sed -n '2,50p' "$0"; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
@@ -112,9 +113,9 @@ for _ in $(seq 50); do grep -q "^tap:" "$OUT/tap.log" 2>/dev/null && break; slee
 kill -0 "$TAP_PID" 2>/dev/null || { cat "$OUT/tap.log"; die "the tap did not start on $TAP_PORT"; }
 
 # The card: the running server, external (base_url), through the tap.
-"$PY" - "$OUT/card.json" "$TAP_PORT" "$MMLU" "$IFEVAL" "$MAXTOK" "$CONC" "$PTOK" "$STOK" "$RUNS" "$PREFILL" "$ROUNDS" <<'EOF'
+"$PY" - "$OUT/card.json" "$TAP_PORT" "$PORT" "$MMLU" "$IFEVAL" "$MAXTOK" "$CONC" "$PTOK" "$STOK" "$RUNS" "$PREFILL" "$ROUNDS" <<'EOF'
 import json, sys
-out, port, mmlu, ifeval, maxtok, conc, ptok, stok, runs, prefill, rounds = sys.argv[1:]
+out, port, server_port, mmlu, ifeval, maxtok, conc, ptok, stok, runs, prefill, rounds = sys.argv[1:]
 ints = lambda s: [int(x) for x in s.split(",") if x]
 card = {
     "name": "gpu-lane",
@@ -123,6 +124,8 @@ card = {
     "hardware": {"gpu_index": 0},
     "server": {"base_url": f"http://127.0.0.1:{port}/v1", "slots": "auto", "ready_timeout_s": 120},
     "sampling": {"temperature": 0, "top_k": 1, "top_p": 1, "seed": 42},
+    # The engine is what listens on the server's port, not the tap in front of it.
+    "load_sampling": {"engine_port": int(server_port)},
     "thinking": False,
     "parts": {
         "mmlupro": {"questions": int(mmlu), "max_tokens": int(maxtok), "prompt": "letter", "extract": "first-letter"},
@@ -181,9 +184,11 @@ else
 fi
 T2=$(now)
 
-echo "== evalrun: mmlupro ($MMLU), ifeval ($IFEVAL) into the same job"
 QUALITY_EXIT=0
-evalrun_parts mmlupro,ifeval "$OUT/evalrun-quality.log" || QUALITY_EXIT=$?
+if [ "$SPEED_ONLY" != 1 ]; then
+  echo "== evalrun: mmlupro ($MMLU), ifeval ($IFEVAL) into the same job"
+  evalrun_parts mmlupro,ifeval "$OUT/evalrun-quality.log" || QUALITY_EXIT=$?
+fi
 RUN_EXIT=$(( SPEED_EXIT > QUALITY_EXIT ? SPEED_EXIT : QUALITY_EXIT ))
 T2b=$(now)
 

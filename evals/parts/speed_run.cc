@@ -190,7 +190,7 @@ Status RunPlanned(const SpeedOptions& o, const ProcedureEnv& env, bool cold, con
   EVALRUN_RETURN_IF_ERROR(OpenFresh(env.job_dir + "/speed", "samples.jsonl", &samples));
   EVALRUN_RETURN_IF_ERROR(OpenFresh(env.job_dir + "/speed", "requests.jsonl", &bodies));
   Status write_error = Status::Ok();
-  LoadGuard guard(MakeMachineProbe(env.engine->pid(), LocalPort(env.engine->origin()), o.guard_ignore, *env.card),
+  LoadGuard guard(MakeMachineProbe(env.engine->pid(), EnginePort(*env.card, env.engine->origin()), o.guard_ignore, *env.card),
                   o.guard_interval_s, o.guard_threshold_pct, o.guard_samples);
   SpeedRunner::Deps deps;
   deps.senders = StreamingSenders(env.transports, env.card->server);

@@ -134,6 +134,7 @@ Status ParseLoadSampling(const nlohmann::json& obj, const std::string& src, Load
   EVALRUN_RETURN_IF_ERROR(f.StringList("ignore", &l->ignore));
   EVALRUN_RETURN_IF_ERROR(f.Bool("guard", &l->guard));
   EVALRUN_RETURN_IF_ERROR(f.DoubleIn("guard_max_wait_s", 0, kMaxSeconds, &l->guard_max_wait_s, true));
+  EVALRUN_RETURN_IF_ERROR(f.IntIn("engine_port", 1, 65535, &l->engine_port));
   return f.Finish();
 }
 

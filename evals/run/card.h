@@ -45,6 +45,9 @@ struct LoadSamplingConfig {
   std::vector<std::string> ignore;
   bool guard = false;
   double guard_max_wait_s = 600;
+  // The port the engine's processes listen on, where the card's base_url
+  // reaches them through a proxy on this machine; 0: the base_url's port.
+  int engine_port = 0;
 };
 
 struct HardwareConfig {

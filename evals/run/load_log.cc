@@ -29,6 +29,10 @@ int LocalPort(const std::string& origin) {
   return std::atoi(hostport.c_str() + colon + 1);
 }
 
+int EnginePort(const Card& card, const std::string& origin) {
+  return card.load_sampling.engine_port > 0 ? card.load_sampling.engine_port : LocalPort(origin);
+}
+
 LoadLog::LoadLog(const Card& card, const std::string& origin, const std::string& path, int engine_pid, FILE* err)
     : runner_(), gpu_(&runner_) {
   BusySamplerOptions o;
@@ -38,7 +42,7 @@ LoadLog::LoadLog(const Card& card, const std::string& origin, const std::string&
   o.ignore = card.load_sampling.ignore;
   o.guard = card.load_sampling.guard;
   o.guard_max_wait_s = card.load_sampling.guard_max_wait_s;
-  o.engine_port = LocalPort(origin);
+  o.engine_port = EnginePort(card, origin);
   o.engine_pid = engine_pid;
   o.gpu = CardGpu(card);
   file_ = std::fopen(path.c_str(), "a");

@@ -25,6 +25,10 @@ GpuSelector CardGpu(const Card& card);
 // engine's processes; 0 for a remote server.
 int LocalPort(const std::string& origin);
 
+// The engine's port: the card's load_sampling.engine_port (a proxy in front
+// of the engine on this machine), else LocalPort(origin).
+int EnginePort(const Card& card, const std::string& origin);
+
 class LoadLog {
  public:
   // Starts sampling; `engine_pid` (0: none) and the processes on the
