@@ -448,7 +448,8 @@ def tap(args):
     log = TapLog(args.out)
     srv = socket.create_server((args.host, args.listen), reuse_port=False)
     srv.listen(256)
-    print(f"tap: 127.0.0.1:{args.listen} -> {args.host}:{args.port}, log {args.out}", flush=True)
+    listen = srv.getsockname()[1]  # --listen 0: a free port, printed here
+    print(f"tap: {args.host}:{listen} -> {args.host}:{args.port}, log {args.out}", flush=True)
     while True:
         client, _ = srv.accept()
         threading.Thread(target=tap_connection, args=(client, (args.host, args.port), log, time.perf_counter_ns),
@@ -593,7 +594,7 @@ def main(argv):
     c.add_argument("--requests", help="<job>/speed/requests.jsonl (with --tap)")
     c.add_argument("--out", required=True, help="the JSON summary")
     t = sub.add_parser("tap", help="a loopback proxy that times the requests passing through it")
-    t.add_argument("--listen", type=int, required=True, help="the port evalrun's card points at")
+    t.add_argument("--listen", type=int, required=True, help="the port evalrun's card points at (0: a free one)")
     t.add_argument("--port", type=int, required=True, help="the server's port")
     t.add_argument("--host", default="127.0.0.1")
     t.add_argument("--out", required=True, help="one JSON line per request answered")

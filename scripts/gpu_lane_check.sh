@@ -18,7 +18,8 @@
 #   --tap-port PORT  the tap's port (PORT+1)
 #   --speed-only 1   steps 1-3 only (the TTFT check), no MMLU-Pro or IFEval
 #   --restart CMD    a shell command that stops the server and starts it again, fresh, on the same port
-#                    (e.g. "kill \$(cat /tmp/gpu/server-8080.pid) && bash lane.sh 8080 4 131072"); run
+#                    (README, "The GPU lane check": kill the pid in /tmp/gpu/server-8080.pid, wait
+#                    until it is gone, bash lane.sh 8080 4 131072 again); run
 #                    between evalrun's speed part and the bare client's replay. Without it the replay
 #                    meets a server whose slots and prompt cache hold evalrun's requests, and its TTFT
 #                    is not comparable (the check says so).

@@ -12,7 +12,8 @@
 #
 # Then, on the device, from the repository root:
 #   bash .dev/gpu/lane.sh 8080 4 131072 && \
-#     bash scripts/gpu_lane_check.sh --bundle .dev/bundle --datasets .dev/datasets --port 8080 --out "$OUT"
+#     bash scripts/gpu_lane_check.sh --bundle .dev/bundle --datasets .dev/datasets --port 8080 --out /tmp/check \
+#       --restart '<stop the server, then lane.sh again>'   (README: "The GPU lane check")
 # Prints the size of DEST and of the tracked files (the device copy holds 64 MiB in all).
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 SHARED_DIR BUILD_DIR [DEST=.dev]" >&2; exit 2; }

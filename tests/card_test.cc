@@ -120,6 +120,8 @@ TEST(CardTest, MeaninglessNumbersAreRefused) {
        "load_sampling.interval_s: expected a number >= 0.05 and <= 3600"},
       {CardWith("", R"("gpqa": {})", R"(, "load_sampling": {"guard_max_wait_s": 0})"),
        "load_sampling.guard_max_wait_s: expected a number > 0"},
+      {CardWith("", R"("gpqa": {})", R"(, "load_sampling": {"engine_port": 70000})"),
+       "load_sampling.engine_port: expected an integer 1..65535, got 70000"},
       {CardWith("", R"("gpqa": {})", R"(, "sampling": {"seed": -1})"),
        "sampling.seed: expected an integer 0..4294967294, got -1"},
       {CardWith("", R"("gpqa": {})", R"(, "sampling": {"top_k": -1})"), "sampling.top_k: expected an integer >= 0"},

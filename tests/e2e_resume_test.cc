@@ -291,6 +291,39 @@ TEST_F(E2eResume, ChangedCardIsRefusedUnlessForced) {
   EXPECT_EQ(AnsweredOnce("j"), PlannedIds("j"));
 }
 
+// A job extended by another --parts: the part added has no dataset to
+// disagree with (resumed, not refused), the parts answered before are kept,
+// and run.json's run key and part_requests then hold both parts, so that a
+// later resume checks the added part's dataset too.
+TEST_F(E2eResume, AJobExtendedByAnotherPartIsResumedAndRecordsBothParts) {
+  FakeServer server;
+  ASSERT_TRUE(server.Start());
+  const std::string card =
+      WriteCard(server.base_url(), "2", R"({"mmlupro": {"questions": 3}, "ifeval": {"prompts": 2}})");
+  ASSERT_EQ(RunBinary(Argv(card, "x", {"--parts", "mmlupro"}), 120).exit_code, 0);
+  const std::string mmlu = ReadFile(SamplesPath("x"));
+  nlohmann::json run = nlohmann::json::parse(ReadFile(dir_ + "/runs/x/run.json"));
+  EXPECT_FALSE(run["run_key"]["datasets"].contains("ifeval")) << run["run_key"];
+
+  BinaryResult more = RunBinary(Argv(card, "x", {"--parts", "ifeval"}), 120);
+  ASSERT_EQ(more.exit_code, 0) << more.err;
+  EXPECT_EQ(more.err.find("run key differs"), std::string::npos) << more.err;
+  EXPECT_EQ(ReadFile(SamplesPath("x")), mmlu);
+  EXPECT_EQ(Samples("x", "ifeval").size(), 2u);
+  const nlohmann::json results = Results("x");
+  EXPECT_TRUE(results["parts"].contains("mmlupro") && results["parts"].contains("ifeval")) << results["parts"];
+  run = nlohmann::json::parse(ReadFile(dir_ + "/runs/x/run.json"));
+  EXPECT_TRUE(run["run_key"]["datasets"].contains("mmlupro")) << run["run_key"];
+  EXPECT_TRUE(run["run_key"]["datasets"].contains("ifeval")) << run["run_key"];
+  EXPECT_TRUE(run["part_requests"].contains("mmlupro") && run["part_requests"].contains("ifeval"));
+
+  // Both again: nothing left to ask, nothing refused.
+  const int asked = server.chat_requests();
+  BinaryResult again = RunBinary(Argv(card, "x"), 120);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(server.chat_requests(), asked);
+}
+
 // The server now serves another model: refused, then accepted when forced.
 TEST_F(E2eResume, ChangedServerModelIsRefusedUnlessForced) {
   FakeServerOptions o;

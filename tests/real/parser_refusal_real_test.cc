@@ -7,6 +7,10 @@
 // format"); evalrun must score every question: recovered as raw text
 // (raw_fallback) or, where nothing recovers it, counted wrong
 // (server_parse_error), and end with exit 0.
+#include <map>
+#include <string>
+#include <vector>
+
 #include "tests/real/real_lane.h"
 
 namespace evalrun::testing {
@@ -107,9 +111,24 @@ TEST_F(ParserRefusalReal, TheSpeedPartMeasuresEveryStepOverTheRawRouteWhereTheCh
     }
   }
   EXPECT_GT(raw, 0) << "the random model's chat streams should trip the parser";
+  // requests.jsonl: each raw-route request after what was sent before it for
+  // the same answer (the refused chat stream, /apply-template), untimed.
   int raw_bodies = 0;
-  for (const auto& b : Lines(JobDir("sp") + "/speed/requests.jsonl")) raw_bodies += b["path"] == "/completion";
+  std::map<uint64_t, std::vector<std::string>> chains;
+  for (const auto& b : Lines(JobDir("sp") + "/speed/requests.jsonl")) {
+    raw_bodies += b["path"] == "/completion";
+    chains[b["seq"].get<uint64_t>()].push_back(b["path"].get<std::string>() + (b["timed"] == true ? "" : " (untimed)"));
+  }
   EXPECT_EQ(raw_bodies, raw);
+  for (const auto& x : samples) {
+    const auto& chain = chains[x["seq"].get<uint64_t>()];
+    if (x["route"] == "completion")
+      EXPECT_EQ(chain, (std::vector<std::string>{"/v1/chat/completions (untimed)", "/apply-template (untimed)",
+                                                 "/completion"}))
+          << x["seq"];
+    else
+      EXPECT_EQ(chain, std::vector<std::string>{"/v1/chat/completions"}) << x["seq"];
+  }
   std::fprintf(stderr, "speed: %d of %zu requests over the raw route\n", raw, samples.size());
 }
 
