@@ -74,15 +74,16 @@ void WaitForQuiet(double limit) {
   std::fprintf(stderr, "bench: still busy after 10 minutes; measuring anyway\n");
 }
 
-int Main(int argc, char** argv) {
-  BenchOptions o;
-  o.evalrun_binary = EVALRUN_BINARY;
-  o.source_dir = EVALRUN_SOURCE_DIR;
-  if (const char* d = std::getenv("EVALRUN_BENCH_DATA"); d && *d) o.data_dir = d;
+// What the command line asks beside the BenchOptions.
+struct Flags {
   std::vector<std::string> only = {"occupancy", "ruler", "scoring", "probe"};
   std::string json_path;
   bool keep = false;
   double quiet_below = 0;
+};
+
+// Reads the flags into *o and *f; "" or why they are bad.
+std::string ParseFlags(int argc, char** argv, BenchOptions* o, Flags* f) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](std::string* v) {
@@ -91,47 +92,55 @@ int Main(int argc, char** argv) {
       return true;
     };
     std::string v;
-    if (a == "--keep") keep = true;
-    else if (a == "--verbose") o.verbose = true;
+    if (a == "--keep") f->keep = true;
+    else if (a == "--verbose") o->verbose = true;
     else if (a == "--fake-httplib-defaults") SetServerSocketsLikeLlamaServer(false);
-    else if (a == "--client-nodelay") o.client_nodelay = true;
-    else if (!value(&v)) return Usage(("unknown flag or missing value: " + a).c_str());
-    else if (a == "--only") only = SplitCommas(v);
-    else if (a == "--data-dir") o.data_dir = v;
-    else if (a == "--evalrun") o.evalrun_binary = v;
-    else if (a == "--requests") o.requests = std::atoi(v.c_str());
-    else if (a == "--service-ms") o.service_ms = std::atoi(v.c_str());
-    else if (a == "--tokenize-delay-ms") o.tokenize_delay_ms = std::atoi(v.c_str());
-    else if (a == "--ruler-samples") o.ruler_samples_per_task = std::atoi(v.c_str());
-    else if (a == "--ruler-tasks") o.ruler_tasks = SplitCommas(v);
-    else if (a == "--ruler-full-samples") o.ruler_full_samples = std::atoi(v.c_str());
-    else if (a == "--quiet-below") quiet_below = std::atof(v.c_str());
-    else if (a == "--json") json_path = v;
+    else if (a == "--client-nodelay") o->client_nodelay = true;
+    else if (!value(&v)) return "unknown flag or missing value: " + a;
+    else if (a == "--only") f->only = SplitCommas(v);
+    else if (a == "--data-dir") o->data_dir = v;
+    else if (a == "--evalrun") o->evalrun_binary = v;
+    else if (a == "--requests") o->requests = std::atoi(v.c_str());
+    else if (a == "--service-ms") o->service_ms = std::atoi(v.c_str());
+    else if (a == "--tokenize-delay-ms") o->tokenize_delay_ms = std::atoi(v.c_str());
+    else if (a == "--ruler-samples") o->ruler_samples_per_task = std::atoi(v.c_str());
+    else if (a == "--ruler-tasks") o->ruler_tasks = SplitCommas(v);
+    else if (a == "--ruler-full-samples") o->ruler_full_samples = std::atoi(v.c_str());
+    else if (a == "--quiet-below") f->quiet_below = std::atof(v.c_str());
+    else if (a == "--json") f->json_path = v;
     else if (a == "--slots") {
-      o.slot_counts.clear();
-      for (const auto& s : SplitCommas(v)) o.slot_counts.push_back(std::atoi(s.c_str()));
+      o->slot_counts.clear();
+      for (const auto& s : SplitCommas(v)) o->slot_counts.push_back(std::atoi(s.c_str()));
     } else {
-      return Usage(("unknown flag: " + a).c_str());
+      return "unknown flag: " + a;
     }
   }
-  if (o.requests < 1 || o.service_ms < 1 || o.ruler_samples_per_task < 1 || o.slot_counts.empty() ||
-      o.ruler_tasks.empty())
-    return Usage("--requests, --service-ms, --ruler-samples must be >= 1; --slots and --ruler-tasks non-empty");
-  for (const auto& s : only)
+  return "";
+}
+
+// Checks the options, finds the data folder and makes the temp folder; ""
+// or what is wrong.
+std::string CheckAndPrepare(const Flags& f, BenchOptions* o) {
+  if (o->requests < 1 || o->service_ms < 1 || o->ruler_samples_per_task < 1 || o->slot_counts.empty() ||
+      o->ruler_tasks.empty())
+    return "--requests, --service-ms, --ruler-samples must be >= 1; --slots and --ruler-tasks non-empty";
+  for (const auto& s : f.only)
     if (s != "occupancy" && s != "ruler" && s != "scoring" && s != "ruler-full" && s != "probe" && s != "client" &&
         s != "livecodebench" && s != "stream")
-      return Usage(("--only: unknown section " + s).c_str());
-  if (o.data_dir.empty()) o.data_dir = testing::DatasetsDir();
-  if (!std::filesystem::is_directory(o.data_dir))
-    return Usage(("data folder " + o.data_dir + " not found (--data-dir or $EVALRUN_BENCH_DATA)").c_str());
-  if (access(o.evalrun_binary.c_str(), X_OK) != 0)
-    return Usage(("evalrun binary " + o.evalrun_binary + " is not there; build the evalrun target").c_str());
-  o.work_dir = testing::MakeTempDir("evalrun-bench");
-  if (o.work_dir.empty()) return Usage("cannot make a temp folder");
-  if (quiet_below > 0) WaitForQuiet(quiet_below);
+      return "--only: unknown section " + s;
+  if (o->data_dir.empty()) o->data_dir = testing::DatasetsDir();
+  if (!std::filesystem::is_directory(o->data_dir))
+    return "data folder " + o->data_dir + " not found (--data-dir or $EVALRUN_BENCH_DATA)";
+  if (access(o->evalrun_binary.c_str(), X_OK) != 0)
+    return "evalrun binary " + o->evalrun_binary + " is not there; build the evalrun target";
+  o->work_dir = testing::MakeTempDir("evalrun-bench");
+  if (o->work_dir.empty()) return "cannot make a temp folder";
+  return "";
+}
 
-  std::vector<Figure> figures;
-  const std::string started_load = LoadAverage();
+// Runs the sections in `only`'s order into *figures; false when some figure
+// could not be measured.
+bool RunSections(const BenchOptions& o, const std::vector<std::string>& only, std::vector<Figure>* figures) {
   bool ok = true;
   for (const auto& s : only) {
     std::vector<Figure> f;
@@ -144,9 +153,14 @@ int Main(int argc, char** argv) {
     if (s == "livecodebench") ok &= RunLiveCodeBenchSection(o, &f);
     if (s == "stream") ok &= RunStreamSection(o, &f);
     if (o.verbose) PrintFigures(f, stderr);
-    figures.insert(figures.end(), f.begin(), f.end());
+    figures->insert(figures->end(), f.begin(), f.end());
   }
+  return ok;
+}
 
+// The header, the table and the MISS count on stdout.
+void PrintReport(const BenchOptions& o, const std::vector<Figure>& figures, const std::string& started_load,
+                 bool ok) {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   std::printf("evalrun-bench: %s build, git %s, host %s, %ld CPUs, load average %s at start\n",
@@ -158,21 +172,39 @@ int Main(int argc, char** argv) {
   int miss = 0;
   for (const auto& f : figures) miss += f.verdict == Verdict::kMiss;
   std::printf("\n%d MISS%s\n", miss, ok ? "" : " (some figures could not be measured; see stderr)");
+}
 
-  if (!json_path.empty()) {
-    nlohmann::json j;
-    j["build_type"] = EVALRUN_BENCH_BUILD_TYPE;
-    j["git_sha"] = EvalrunGitSha();
-    j["cpus"] = sysconf(_SC_NPROCESSORS_ONLN);
-    j["figures"] = nlohmann::json::array();
-    for (const auto& f : figures) {
-      const char* v = f.verdict == Verdict::kPass ? "PASS" : f.verdict == Verdict::kMiss ? "MISS" : "";
-      j["figures"].push_back({{"section", f.section}, {"name", f.name}, {"value", f.value}, {"target", f.target},
-                              {"verdict", v}});
-    }
-    testing::WriteFile(json_path, j.dump(2) + "\n");
+// The figures as JSON (--json).
+void WriteJson(const std::string& path, const std::vector<Figure>& figures) {
+  nlohmann::json j;
+  j["build_type"] = EVALRUN_BENCH_BUILD_TYPE;
+  j["git_sha"] = EvalrunGitSha();
+  j["cpus"] = sysconf(_SC_NPROCESSORS_ONLN);
+  j["figures"] = nlohmann::json::array();
+  for (const auto& f : figures) {
+    const char* v = f.verdict == Verdict::kPass ? "PASS" : f.verdict == Verdict::kMiss ? "MISS" : "";
+    j["figures"].push_back({{"section", f.section}, {"name", f.name}, {"value", f.value}, {"target", f.target},
+                            {"verdict", v}});
   }
-  if (keep) std::fprintf(stderr, "bench: kept %s\n", o.work_dir.c_str());
+  testing::WriteFile(path, j.dump(2) + "\n");
+}
+
+int Main(int argc, char** argv) {
+  BenchOptions o;
+  o.evalrun_binary = EVALRUN_BINARY;
+  o.source_dir = EVALRUN_SOURCE_DIR;
+  if (const char* d = std::getenv("EVALRUN_BENCH_DATA"); d && *d) o.data_dir = d;
+  Flags flags;
+  if (const std::string why = ParseFlags(argc, argv, &o, &flags); !why.empty()) return Usage(why.c_str());
+  if (const std::string why = CheckAndPrepare(flags, &o); !why.empty()) return Usage(why.c_str());
+  if (flags.quiet_below > 0) WaitForQuiet(flags.quiet_below);
+
+  std::vector<Figure> figures;
+  const std::string started_load = LoadAverage();
+  const bool ok = RunSections(o, flags.only, &figures);
+  PrintReport(o, figures, started_load, ok);
+  if (!flags.json_path.empty()) WriteJson(flags.json_path, figures);
+  if (flags.keep) std::fprintf(stderr, "bench: kept %s\n", o.work_dir.c_str());
   else testing::RemoveTree(o.work_dir);
   return ok ? 0 : 1;
 }

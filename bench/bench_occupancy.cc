@@ -380,140 +380,180 @@ bool RunTwoEndpoints(const BenchOptions& o, std::vector<Figure>* out) {
   return matched;
 }
 
+// A first run on 16 slots: warms the page cache and the binary, and its
+// request bodies (the same questions every run: same card, same seed) feed
+// the bare client (*bodies).
+bool WarmUp(const BenchOptions& o, std::vector<std::string>* bodies, std::vector<Figure>* out) {
+  const std::string sec = "occupancy";
+  std::fprintf(stderr, "bench: occupancy, warm-up run (16 slots) ...\n");
+  FakeServerOptions fo;
+  fo.slots = 16;
+  FakeServer server(fo);
+  EvalrunRun warm;
+  if (!server.Start() || !RunEvalrun(o, &server, 16, "occupancy-warmup", &warm)) {
+    out->push_back({sec, "warm-up run", "failed (see stderr)", "exit 0", Verdict::kMiss});
+    return false;
+  }
+  for (const auto& b : server.requests()) bodies->push_back(b.dump());
+  out->push_back({sec, "warm-up run, 16 slots (wall, startup)",
+                  Fmt("%.3f s, %.3f s", warm.run.wall_s(), warm.served.first_start - warm.run.start_s), "",
+                  Verdict::kInfo});
+  return true;
+}
+
+// One slot count's measurements: evalrun's run between two bare replays.
+struct SlotRun {
+  int slots = 0;
+  std::string tag;          // "4 slots"
+  std::string load_before;  // LoadAverage() before the first bare replay
+  int rounds = 0;           // of each bare replay
+  BareResult before, after;
+  EvalrunRun e;
+  int max_waiting = 0;  // the server's, after evalrun's run
+};
+
+// Occupancy against the bare client's, and where a slot's time goes.
+void AddOccupancyFigures(const BenchOptions& o, const SlotRun& m, std::vector<Figure>* out) {
+  const std::string sec = "occupancy";
+  const int n = o.requests, slots = m.slots;
+  const std::string& tag = m.tag;
+  const ServiceLog::Summary& s = m.e.served;
+  const double occ = Occupancy(s, slots);
+  const double occ_before = Occupancy(m.before.served, slots), occ_after = Occupancy(m.after.served, slots);
+  const double mean_service_ms = s.service_s / n * 1000.0;
+  const double ideal = s.service_s / slots;
+  // Per request and slot: the slot's time not spent serving, split into
+  // the time inside evalrun's request (HTTP, the fake's JSON work) and the
+  // time between two of its requests (evalrun's turnaround).
+  const double per_request_ms = slots * s.phase() / n * 1000.0;
+  const double bare_latency = (m.before.latency_ms + m.after.latency_ms) / 2;
+
+  out->push_back({sec, tag + ": load average before", m.load_before, "", Verdict::kInfo});
+  out->push_back({sec, tag + ": occupancy: sum(service) / (slots x phase)", Fmt("%.2f %%", occ), ">= 99 %",
+                  occ >= 99.0 ? Verdict::kPass : Verdict::kMiss});
+  out->push_back({sec, tag + ": occupancy of a bare client (before / after)",
+                  Fmt("%.2f %% / %.2f %%", occ_before, occ_after), "(reference)", Verdict::kInfo});
+  const double relative = occ / ((occ_before + occ_after) / 2) * 100.0;
+  out->push_back({sec, tag + ": occupancy relative to the bare client", Fmt("%.2f %%", relative), ">= 99 %",
+                  relative >= 99.0 ? Verdict::kPass : Verdict::kMiss});
+  out->push_back({sec, tag + ": phase / ideal sum(service)/slots / nominal",
+                  Fmt("%.3f / %.3f / %.3f s", s.phase(), ideal, n / static_cast<double>(slots) * o.service_ms / 1000),
+                  "", Verdict::kInfo});
+  out->push_back({sec, tag + ": per request: slot time / service / inside request / between",
+                  Fmt("%.2f / %.2f / %.2f / %.2f ms", per_request_ms, mean_service_ms, m.e.latency_ms,
+                      per_request_ms - m.e.latency_ms),
+                  "", Verdict::kInfo});
+  const double bare_slot_ms = (m.before.served.phase() + m.after.served.phase()) / (2.0 * m.rounds) * 1000;
+  const double bare_service_ms =
+      (m.before.served.service_s + m.after.served.service_s) / (2.0 * m.rounds * slots) * 1000;
+  out->push_back({sec, tag + ": bare client: slot time / service / inside request / between",
+                  Fmt("%.2f / %.2f / %.2f / %.2f ms", bare_slot_ms, bare_service_ms, bare_latency,
+                      bare_slot_ms - bare_latency),
+                  "", Verdict::kInfo});
+}
+
+// Mid-run CPU per request by thread name (evals/base/thread_name.h): the
+// pool's slot workers (HTTP + JSON), its writer (scoring, samples.jsonl,
+// fsync), the main thread (waits in the pool) and the rest (progress, noise
+// sampler, signals).
+void AddThreadCpuFigure(const SlotRun& m, std::vector<Figure>* out) {
+  const ServiceLog::Summary& s = m.e.served;
+  double workers_s = 0, writer_s = 0, main_s = 0, rest_s = 0;
+  size_t rest_n = 0;
+  for (const auto& [tid, t] : s.thread_cpu) {
+    if (tid == m.e.run.pid) main_s += t.cpu_s;
+    else if (t.name.rfind("evalrun-slot", 0) == 0) workers_s += t.cpu_s;
+    else if (t.name == "evalrun-writer") writer_s += t.cpu_s;
+    else rest_s += t.cpu_s, ++rest_n;
+  }
+  const double per = 1000.0 / s.thread_cpu_requests;
+  out->push_back({"occupancy", m.tag + ": mid-run CPU per request: slots / writer / main / other threads",
+                  Fmt("%.3f / %.3f / %.3f / %.3f ms (%zu other threads)", workers_s * per, writer_s * per,
+                      main_s * per, rest_s * per, rest_n),
+                  "", Verdict::kInfo});
+}
+
+// evalrun's startup, shutdown, CPU, peak RSS and context switches.
+void AddRunCostFigures(const BenchOptions& o, const SlotRun& m, std::vector<Figure>* out) {
+  const std::string sec = "occupancy";
+  const std::string& tag = m.tag;
+  const ChildRun& run = m.e.run;
+  const ServiceLog::Summary& s = m.e.served;
+  const double cpu_per_req_ms = (run.cpu_s() - s.cpu_at_first) / o.requests * 1000.0;
+  out->push_back({sec, tag + ": startup (spawn -> first request)",
+                  Fmt("%.3f s, %.0f ms CPU", s.first_start - run.start_s, s.cpu_at_first * 1000), "",
+                  Verdict::kInfo});
+  out->push_back({sec, tag + ": shutdown (last reply -> exit)", Fmt("%.3f s", run.end_s - s.last_end), "",
+                  Verdict::kInfo});
+  out->push_back({sec, tag + ": evalrun CPU per request (after startup)", Fmt("%.3f ms", cpu_per_req_ms),
+                  "<= 0.3 ms", cpu_per_req_ms <= 0.3 ? Verdict::kPass : Verdict::kMiss});
+  if (!s.thread_cpu.empty()) AddThreadCpuFigure(m, out);
+  out->push_back({sec, tag + ": evalrun CPU total (user + sys)",
+                  Fmt("%.3f s (%.3f + %.3f)", run.cpu_s(), run.user_s, run.sys_s), "", Verdict::kInfo});
+  out->push_back({sec, tag + ": evalrun CPU share of wall",
+                  Fmt("%.1f %% of one core", run.cpu_s() / run.wall_s() * 100), "", Verdict::kInfo});
+  out->push_back({sec, tag + ": evalrun peak RSS (at first request / end)",
+                  Fmt("%.1f / %.1f MB", s.hwm_at_first_kb / 1024.0, run.max_rss_kb / 1024.0), "", Verdict::kInfo});
+  out->push_back({sec, tag + ": context switches (voluntary / involuntary)",
+                  Fmt("%lld / %lld", static_cast<long long>(run.vol_ctx), static_cast<long long>(run.invol_ctx)), "",
+                  Verdict::kInfo});
+}
+
+// One slot count: evalrun's run between two bare replays of `bodies`, and
+// its figures. False when it could not be measured.
+bool MeasureSlotCount(const BenchOptions& o, int slots, const std::vector<std::string>& bodies,
+                      std::vector<Figure>* out) {
+  const std::string sec = "occupancy";
+  const int n = o.requests;
+  SlotRun m;
+  m.slots = slots;
+  m.tag = Fmt("%d slot%s", slots, slots == 1 ? "" : "s");
+  std::fprintf(stderr, "bench: occupancy, %s, %d requests x %d ms ...\n", m.tag.c_str(), n, o.service_ms);
+  FakeServerOptions fo;
+  fo.slots = slots;
+  FakeServer server(fo);
+  if (!server.Start()) {
+    out->push_back({sec, m.tag + ": fake server", "did not start", "", Verdict::kMiss});
+    return false;
+  }
+  Serve(&server, nullptr, o.service_ms);
+  m.load_before = LoadAverage();
+  // About 3 s of bare replay before and after (150 rounds at 20 ms).
+  m.rounds = std::max(1, std::min(n / slots, std::max(25, 3000 / o.service_ms)));
+  m.before = BareReplay(&server, bodies, slots, m.rounds, o.service_ms);
+  const bool ran = RunEvalrun(o, &server, slots, Fmt("occupancy-%d", slots), &m.e);
+  m.max_waiting = server.max_waiting();
+  m.after = BareReplay(&server, bodies, slots, m.rounds, o.service_ms);
+  server.Stop();
+  if (!ran) {
+    out->push_back({sec, m.tag + ": evalrun run", Fmt("exit %d, %d/%d requests", m.e.run.exit_code,
+                    m.e.served.served, n), "exit 0", Verdict::kMiss});
+    return false;
+  }
+  AddOccupancyFigures(o, m, out);
+  AddRunCostFigures(o, m, out);
+  // Never more than the slots in the server; the pool filled every slot.
+  const ServiceLog::Summary& s = m.e.served;
+  const bool matched = s.max_concurrent <= slots && m.e.max_in_flight == slots && m.max_waiting == 0;
+  out->push_back({sec, m.tag + ": served at once / evalrun max_in_flight / queued",
+                  Fmt("%d / %d / %d", s.max_concurrent, m.e.max_in_flight, m.max_waiting),
+                  Fmt("%d / %d / 0", slots, slots), matched ? Verdict::kPass : Verdict::kMiss});
+  return true;
+}
+
 }  // namespace
 
 bool RunOccupancySection(const BenchOptions& o, std::vector<Figure>* out) {
   bool ok = true;
   const std::string sec = "occupancy";
-  const int n = o.requests;
   out->push_back({sec, "load average (1/5/15 min) at start", LoadAverage(), "", Verdict::kInfo});
   out->push_back({sec, "fake server sockets as llama-server's (TCP_NODELAY, backlog 512)",
                   ServerSocketsLikeLlamaServer() ? "yes (bench shim)" : "no (--fake-httplib-defaults)", "",
                   Verdict::kInfo});
   const int client_sockets_before = ShimClientSockets();
-
-  // A first run on 16 slots: warms the page cache and the binary, and its
-  // request bodies (the same questions every run: same card, same seed) feed
-  // the bare client.
   std::vector<std::string> bodies;
-  {
-    std::fprintf(stderr, "bench: occupancy, warm-up run (16 slots) ...\n");
-    FakeServerOptions fo;
-    fo.slots = 16;
-    FakeServer server(fo);
-    EvalrunRun warm;
-    if (!server.Start() || !RunEvalrun(o, &server, 16, "occupancy-warmup", &warm)) {
-      out->push_back({sec, "warm-up run", "failed (see stderr)", "exit 0", Verdict::kMiss});
-      return false;
-    }
-    for (const auto& b : server.requests()) bodies.push_back(b.dump());
-    out->push_back({sec, "warm-up run, 16 slots (wall, startup)",
-                    Fmt("%.3f s, %.3f s", warm.run.wall_s(), warm.served.first_start - warm.run.start_s), "",
-                    Verdict::kInfo});
-  }
-
-  for (const int slots : o.slot_counts) {
-    const std::string tag = Fmt("%d slot%s", slots, slots == 1 ? "" : "s");
-    std::fprintf(stderr, "bench: occupancy, %s, %d requests x %d ms ...\n", tag.c_str(), n, o.service_ms);
-    FakeServerOptions fo;
-    fo.slots = slots;
-    FakeServer server(fo);
-    if (!server.Start()) {
-      out->push_back({sec, tag + ": fake server", "did not start", "", Verdict::kMiss});
-      ok = false;
-      continue;
-    }
-    Serve(&server, nullptr, o.service_ms);
-    const std::string load_before = LoadAverage();
-    // About 3 s of bare replay before and after (150 rounds at 20 ms).
-    const int rounds = std::max(1, std::min(n / slots, std::max(25, 3000 / o.service_ms)));
-    const BareResult before = BareReplay(&server, bodies, slots, rounds, o.service_ms);
-    EvalrunRun e;
-    const bool ran = RunEvalrun(o, &server, slots, Fmt("occupancy-%d", slots), &e);
-    const int max_waiting = server.max_waiting();
-    const BareResult after = BareReplay(&server, bodies, slots, rounds, o.service_ms);
-    server.Stop();
-    if (!ran) {
-      out->push_back({sec, tag + ": evalrun run", Fmt("exit %d, %d/%d requests", e.run.exit_code,
-                      e.served.served, n), "exit 0", Verdict::kMiss});
-      ok = false;
-      continue;
-    }
-    const ChildRun& run = e.run;
-    const ServiceLog::Summary& s = e.served;
-    const double occ = Occupancy(s, slots);
-    const double occ_before = Occupancy(before.served, slots), occ_after = Occupancy(after.served, slots);
-    const double mean_service_ms = s.service_s / n * 1000.0;
-    const double ideal = s.service_s / slots;
-    // Per request and slot: the slot's time not spent serving, split into
-    // the time inside evalrun's request (HTTP, the fake's JSON work) and the
-    // time between two of its requests (evalrun's turnaround).
-    const double per_request_ms = slots * s.phase() / n * 1000.0;
-    const double bare_latency = (before.latency_ms + after.latency_ms) / 2;
-    const double cpu_per_req_ms = (run.cpu_s() - s.cpu_at_first) / n * 1000.0;
-
-    out->push_back({sec, tag + ": load average before", load_before, "", Verdict::kInfo});
-    out->push_back({sec, tag + ": occupancy: sum(service) / (slots x phase)", Fmt("%.2f %%", occ), ">= 99 %",
-                    occ >= 99.0 ? Verdict::kPass : Verdict::kMiss});
-    out->push_back({sec, tag + ": occupancy of a bare client (before / after)",
-                    Fmt("%.2f %% / %.2f %%", occ_before, occ_after), "(reference)", Verdict::kInfo});
-    const double relative = occ / ((occ_before + occ_after) / 2) * 100.0;
-    out->push_back({sec, tag + ": occupancy relative to the bare client", Fmt("%.2f %%", relative), ">= 99 %",
-                    relative >= 99.0 ? Verdict::kPass : Verdict::kMiss});
-    out->push_back({sec, tag + ": phase / ideal sum(service)/slots / nominal",
-                    Fmt("%.3f / %.3f / %.3f s", s.phase(), ideal, n / static_cast<double>(slots) * o.service_ms / 1000),
-                    "", Verdict::kInfo});
-    out->push_back({sec, tag + ": per request: slot time / service / inside request / between",
-                    Fmt("%.2f / %.2f / %.2f / %.2f ms", per_request_ms, mean_service_ms, e.latency_ms,
-                        per_request_ms - e.latency_ms),
-                    "", Verdict::kInfo});
-    const double bare_slot_ms = (before.served.phase() + after.served.phase()) / (2.0 * rounds) * 1000;
-    const double bare_service_ms = (before.served.service_s + after.served.service_s) / (2.0 * rounds * slots) * 1000;
-    out->push_back({sec, tag + ": bare client: slot time / service / inside request / between",
-                    Fmt("%.2f / %.2f / %.2f / %.2f ms", bare_slot_ms, bare_service_ms, bare_latency,
-                        bare_slot_ms - bare_latency),
-                    "", Verdict::kInfo});
-    out->push_back({sec, tag + ": startup (spawn -> first request)",
-                    Fmt("%.3f s, %.0f ms CPU", s.first_start - run.start_s, s.cpu_at_first * 1000), "",
-                    Verdict::kInfo});
-    out->push_back({sec, tag + ": shutdown (last reply -> exit)", Fmt("%.3f s", run.end_s - s.last_end), "",
-                    Verdict::kInfo});
-    out->push_back({sec, tag + ": evalrun CPU per request (after startup)", Fmt("%.3f ms", cpu_per_req_ms),
-                    "<= 0.3 ms", cpu_per_req_ms <= 0.3 ? Verdict::kPass : Verdict::kMiss});
-    if (!s.thread_cpu.empty()) {
-      // By thread name (evals/base/thread_name.h): the pool's slot workers
-      // (HTTP + JSON), its writer (scoring, samples.jsonl, fsync), the main
-      // thread (waits in the pool) and the rest (progress, noise sampler,
-      // signals).
-      double workers_s = 0, writer_s = 0, main_s = 0, rest_s = 0;
-      size_t rest_n = 0;
-      for (const auto& [tid, t] : s.thread_cpu) {
-        if (tid == run.pid) main_s += t.cpu_s;
-        else if (t.name.rfind("evalrun-slot", 0) == 0) workers_s += t.cpu_s;
-        else if (t.name == "evalrun-writer") writer_s += t.cpu_s;
-        else rest_s += t.cpu_s, ++rest_n;
-      }
-      const double per = 1000.0 / s.thread_cpu_requests;
-      out->push_back({sec, tag + ": mid-run CPU per request: slots / writer / main / other threads",
-                      Fmt("%.3f / %.3f / %.3f / %.3f ms (%zu other threads)", workers_s * per, writer_s * per,
-                          main_s * per, rest_s * per, rest_n),
-                      "", Verdict::kInfo});
-    }
-    out->push_back({sec, tag + ": evalrun CPU total (user + sys)",
-                    Fmt("%.3f s (%.3f + %.3f)", run.cpu_s(), run.user_s, run.sys_s), "", Verdict::kInfo});
-    out->push_back({sec, tag + ": evalrun CPU share of wall",
-                    Fmt("%.1f %% of one core", run.cpu_s() / run.wall_s() * 100), "", Verdict::kInfo});
-    out->push_back({sec, tag + ": evalrun peak RSS (at first request / end)",
-                    Fmt("%.1f / %.1f MB", s.hwm_at_first_kb / 1024.0, run.max_rss_kb / 1024.0), "", Verdict::kInfo});
-    out->push_back({sec, tag + ": context switches (voluntary / involuntary)",
-                    Fmt("%lld / %lld", static_cast<long long>(run.vol_ctx), static_cast<long long>(run.invol_ctx)), "",
-                    Verdict::kInfo});
-    // Never more than the slots in the server; the pool filled every slot.
-    const bool matched = s.max_concurrent <= slots && e.max_in_flight == slots && max_waiting == 0;
-    out->push_back({sec, tag + ": served at once / evalrun max_in_flight / queued",
-                    Fmt("%d / %d / %d", s.max_concurrent, e.max_in_flight, max_waiting),
-                    Fmt("%d / %d / 0", slots, slots), matched ? Verdict::kPass : Verdict::kMiss});
-  }
+  if (!WarmUp(o, &bodies, out)) return false;
+  for (const int slots : o.slot_counts) ok = MeasureSlotCount(o, slots, bodies, out) && ok;
   ok = RunTwoEndpoints(o, out) && ok;
   out->push_back({sec, "shim: bare client sockets / accepted sockets / listen backlogs raised",
                   Fmt("%d / %d / %d", ShimClientSockets() - client_sockets_before, ShimServerSockets(),

@@ -67,6 +67,151 @@ bool ScorePath(const BenchOptions& o, const std::string& part, const std::string
   return true;
 }
 
+// IFEval's scorer-API work: the models, the prompts and the GPT-4 responses.
+struct IfevalWork {
+  std::string input_path, resp_path;
+  std::unique_ptr<PunktModel> punkt;
+  std::unique_ptr<LangDetector> lang;
+  double load_s = 0;  // Punkt + langdetect
+  std::vector<nlohmann::json> inputs, responses;
+};
+
+// Loads Punkt and langdetect (timed), then the inputs and the responses.
+Status LoadIfeval(const BenchOptions& o, IfevalWork* w) {
+  const double t0 = NowSeconds();
+  Status st = PunktModel::Load(o.data_dir + "/punkt-english", &w->punkt);
+  if (st.ok()) st = LangDetector::Load(o.data_dir + "/langdetect", &w->lang);
+  w->load_s = NowSeconds() - t0;
+  w->input_path = o.data_dir + "/ifeval/input_data.jsonl";
+  w->resp_path = o.source_dir + "/tests/fixtures/ifeval/gpt4_responses.jsonl";
+  if (st.ok() && !ReadJsonl(w->input_path, &w->inputs))
+    st = Status::NotFound(w->input_path + ": missing or not JSONL");
+  if (st.ok() && !ReadJsonl(w->resp_path, &w->responses))
+    st = Status::NotFound(w->resp_path + ": missing or not JSONL");
+  return st;
+}
+
+// Joins every prompt to its response and compiles the prompts (timed).
+Status CompileIfeval(const IfevalWork& w, std::vector<std::unique_ptr<const IfevalPrompt>>* compiled,
+                     std::vector<std::string>* answers, double* compile_s) {
+  std::map<std::string, std::string> by_prompt;
+  for (const auto& r : w.responses) by_prompt[r.value("prompt", "")] = r.value("response", "");
+  std::vector<IfevalPromptSpec> specs;
+  Status st;
+  for (size_t i = 0; i < w.inputs.size() && st.ok(); ++i) {
+    IfevalPromptSpec spec;
+    st = ParseIfevalPromptSpec(w.inputs[i], w.input_path + ":" + std::to_string(i + 1), &spec);
+    auto it = by_prompt.find(spec.prompt);
+    if (st.ok() && it == by_prompt.end()) st = Status::NotFound("no response for key " + std::to_string(spec.key));
+    if (st.ok()) {
+      answers->push_back(it->second);
+      specs.push_back(std::move(spec));
+    }
+  }
+  const double t0 = NowSeconds();
+  compiled->resize(specs.size());
+  for (size_t i = 0; i < specs.size() && st.ok(); ++i) st = IfevalPrompt::Compile(specs[i], &(*compiled)[i]);
+  *compile_s = NowSeconds() - t0;
+  return st;
+}
+
+// Scores every response strict and loose (timed) and adds the figures.
+void ScoreIfeval(const IfevalWork& w, const std::vector<std::unique_ptr<const IfevalPrompt>>& compiled,
+                 const std::vector<std::string>& answers, double compile_s, std::vector<Figure>* out) {
+  const std::string sec = "scoring";
+  IfevalResources res{w.punkt.get(), w.lang.get()};
+  IfevalAccuracy strict_acc, loose_acc;
+  const double t0 = NowSeconds();
+  const double c0 = ThreadCpuSeconds();
+  for (size_t i = 0; i < compiled.size(); ++i) {
+    strict_acc.Add(compiled[i]->instruction_ids(), compiled[i]->EvaluateStrict(res, answers[i]));
+    loose_acc.Add(compiled[i]->instruction_ids(), compiled[i]->EvaluateLoose(res, answers[i]));
+  }
+  const double score_s = NowSeconds() - t0, score_cpu = ThreadCpuSeconds() - c0;
+  out->push_back({sec, Fmt("ifeval: %zu responses, strict + loose (scorer API)", compiled.size()),
+                  Fmt("%.3f s (%.3f s CPU)", score_s, score_cpu), "< 1 s",
+                  score_s < 1.0 ? Verdict::kPass : Verdict::kMiss});
+  out->push_back({sec, "ifeval: compile 541 prompts / load Punkt + langdetect",
+                  Fmt("%.3f s / %.3f s", compile_s, w.load_s), "", Verdict::kInfo});
+  // The parity test's numbers (tests/ifeval_parity_test.cc): a check that
+  // the scored work is the real one.
+  out->push_back({sec, "ifeval: prompts followed strict / loose (official: 417 / 431)",
+                  Fmt("%lld / %lld", static_cast<long long>(strict_acc.prompt_correct),
+                      static_cast<long long>(loose_acc.prompt_correct)),
+                  "417 / 431",
+                  strict_acc.prompt_correct == 417 && loose_acc.prompt_correct == 431 ? Verdict::kPass
+                                                                                    : Verdict::kMiss});
+}
+
+// IFEval through the scorer API. False when something could not be loaded
+// or compiled.
+bool RunIfevalScorerApi(const BenchOptions& o, IfevalWork* w, std::vector<Figure>* out) {
+  const std::string sec = "scoring";
+  std::fprintf(stderr, "bench: ifeval scoring ...\n");
+  Status st = LoadIfeval(o, w);
+  if (!st.ok()) {
+    std::fprintf(stderr, "bench: %s\n", st.ToString().c_str());
+    out->push_back({sec, "ifeval: inputs", st.ToString(), "", Verdict::kMiss});
+    return false;
+  }
+  std::vector<std::unique_ptr<const IfevalPrompt>> compiled;
+  std::vector<std::string> answers;
+  double compile_s = 0;
+  st = CompileIfeval(*w, &compiled, &answers, &compile_s);
+  if (!st.ok()) {
+    out->push_back({sec, "ifeval: prompts", st.ToString(), "", Verdict::kMiss});
+    return false;
+  }
+  ScoreIfeval(*w, compiled, answers, compile_s, out);
+  return true;
+}
+
+// MMLU-Pro extraction through the scorer API: the official predictions,
+// cycled, one per test question (*texts). False when the inputs are missing.
+bool RunMmluProExtraction(const BenchOptions& o, std::vector<nlohmann::json>* test_rows,
+                          std::vector<std::string>* texts, std::vector<Figure>* out) {
+  const std::string sec = "scoring";
+  std::fprintf(stderr, "bench: mmlu-pro extraction ...\n");
+  std::vector<nlohmann::json> preds;
+  const std::string preds_path = o.source_dir + "/tests/fixtures/mmlu-pro/official_preds.jsonl";
+  const std::string test_path = o.data_dir + "/mmlu-pro/test.jsonl";
+  if (!ReadJsonl(preds_path, &preds) || !ReadJsonl(test_path, test_rows)) {
+    out->push_back({sec, "mmlu-pro: inputs", "missing: " + preds_path + " or " + test_path, "", Verdict::kMiss});
+    return false;
+  }
+  const size_t n = test_rows->size();  // 12,032
+  texts->resize(n);
+  for (size_t i = 0; i < n; ++i) (*texts)[i] = preds[i % preds.size()].value("response", "");
+  size_t bytes = 0;
+  for (const auto& t : *texts) bytes += t.size();
+  int found_first = 0, found_official = 0;
+  double t0 = NowSeconds();
+  for (const auto& t : *texts) found_first += ExtractFirstLetter(t, 10) != 0;
+  const double first_s = NowSeconds() - t0;
+  t0 = NowSeconds();
+  for (const auto& t : *texts) found_official += ExtractOfficialMmluPro(t) != 0;
+  const double official_s = NowSeconds() - t0;
+  out->push_back({sec, Fmt("mmlu-pro: ExtractFirstLetter x %zu (%.1f MB of text)", n, bytes / 1e6),
+                  Fmt("%.3f s (%d found)", first_s, found_first), "< 1 s",
+                  first_s < 1.0 ? Verdict::kPass : Verdict::kMiss});
+  out->push_back({sec, Fmt("mmlu-pro: ExtractOfficialMmluPro x %zu", n), Fmt("%.3f s (%d found)", official_s,
+                  found_official), "< 1 s", official_s < 1.0 ? Verdict::kPass : Verdict::kMiss});
+  return true;
+}
+
+// MMLU-Pro through `evalrun score`: one response per test question.
+bool ScoreMmluProPath(const BenchOptions& o, const std::vector<nlohmann::json>& test_rows,
+                      const std::vector<std::string>& texts, std::vector<Figure>* out) {
+  std::string body;
+  for (size_t i = 0; i < test_rows.size(); ++i) {
+    nlohmann::json line = {{"id", test_rows[i].value("question_id", 0)}, {"response", texts[i]}};
+    body += line.dump() + "\n";
+  }
+  const std::string mmlu_resp = o.work_dir + "/mmlupro-responses.jsonl";
+  testing::WriteFile(mmlu_resp, body);
+  return ScorePath(o, "mmlupro", "{}", mmlu_resp, static_cast<int>(test_rows.size()), out);
+}
+
 }  // namespace
 
 bool RunScoringSection(const BenchOptions& o, std::vector<Figure>* out) {
@@ -74,108 +219,16 @@ bool RunScoringSection(const BenchOptions& o, std::vector<Figure>* out) {
   bool ok = true;
   out->push_back({sec, "load average (1/5/15 min) at start", LoadAverage(), "", Verdict::kInfo});
 
-  // ---- IFEval, scorer API.
-  std::fprintf(stderr, "bench: ifeval scoring ...\n");
-  double t0 = NowSeconds();
-  std::unique_ptr<PunktModel> punkt;
-  std::unique_ptr<LangDetector> lang;
-  Status st = PunktModel::Load(o.data_dir + "/punkt-english", &punkt);
-  if (st.ok()) st = LangDetector::Load(o.data_dir + "/langdetect", &lang);
-  const double load_s = NowSeconds() - t0;
-  std::vector<nlohmann::json> inputs, responses;
-  const std::string input_path = o.data_dir + "/ifeval/input_data.jsonl";
-  const std::string resp_path = o.source_dir + "/tests/fixtures/ifeval/gpt4_responses.jsonl";
-  if (st.ok() && !ReadJsonl(input_path, &inputs)) st = Status::NotFound(input_path + ": missing or not JSONL");
-  if (st.ok() && !ReadJsonl(resp_path, &responses)) st = Status::NotFound(resp_path + ": missing or not JSONL");
-  if (!st.ok()) {
-    std::fprintf(stderr, "bench: %s\n", st.ToString().c_str());
-    out->push_back({sec, "ifeval: inputs", st.ToString(), "", Verdict::kMiss});
-    ok = false;
-  } else {
-    std::map<std::string, std::string> by_prompt;
-    for (const auto& r : responses) by_prompt[r.value("prompt", "")] = r.value("response", "");
-    std::vector<IfevalPromptSpec> specs;
-    std::vector<std::string> answers;
-    for (size_t i = 0; i < inputs.size() && st.ok(); ++i) {
-      IfevalPromptSpec spec;
-      st = ParseIfevalPromptSpec(inputs[i], input_path + ":" + std::to_string(i + 1), &spec);
-      auto it = by_prompt.find(spec.prompt);
-      if (st.ok() && it == by_prompt.end()) st = Status::NotFound("no response for key " + std::to_string(spec.key));
-      if (st.ok()) {
-        answers.push_back(it->second);
-        specs.push_back(std::move(spec));
-      }
-    }
-    t0 = NowSeconds();
-    std::vector<std::unique_ptr<const IfevalPrompt>> compiled(specs.size());
-    for (size_t i = 0; i < specs.size() && st.ok(); ++i) st = IfevalPrompt::Compile(specs[i], &compiled[i]);
-    const double compile_s = NowSeconds() - t0;
-    if (!st.ok()) {
-      out->push_back({sec, "ifeval: prompts", st.ToString(), "", Verdict::kMiss});
-      ok = false;
-    } else {
-      IfevalResources res{punkt.get(), lang.get()};
-      IfevalAccuracy strict_acc, loose_acc;
-      t0 = NowSeconds();
-      const double c0 = ThreadCpuSeconds();
-      for (size_t i = 0; i < compiled.size(); ++i) {
-        strict_acc.Add(compiled[i]->instruction_ids(), compiled[i]->EvaluateStrict(res, answers[i]));
-        loose_acc.Add(compiled[i]->instruction_ids(), compiled[i]->EvaluateLoose(res, answers[i]));
-      }
-      const double score_s = NowSeconds() - t0, score_cpu = ThreadCpuSeconds() - c0;
-      out->push_back({sec, Fmt("ifeval: %zu responses, strict + loose (scorer API)", compiled.size()),
-                      Fmt("%.3f s (%.3f s CPU)", score_s, score_cpu), "< 1 s",
-                      score_s < 1.0 ? Verdict::kPass : Verdict::kMiss});
-      out->push_back({sec, "ifeval: compile 541 prompts / load Punkt + langdetect",
-                      Fmt("%.3f s / %.3f s", compile_s, load_s), "", Verdict::kInfo});
-      // The parity test's numbers (tests/ifeval_parity_test.cc): a check that
-      // the scored work is the real one.
-      out->push_back({sec, "ifeval: prompts followed strict / loose (official: 417 / 431)",
-                      Fmt("%lld / %lld", static_cast<long long>(strict_acc.prompt_correct),
-                          static_cast<long long>(loose_acc.prompt_correct)),
-                      "417 / 431",
-                      strict_acc.prompt_correct == 417 && loose_acc.prompt_correct == 431 ? Verdict::kPass
-                                                                                        : Verdict::kMiss});
-    }
-  }
-  ok &= ScorePath(o, "ifeval", "{}", resp_path, static_cast<int>(responses.size()), out);
+  // ---- IFEval, scorer API, then through `evalrun score`.
+  IfevalWork ifeval;
+  if (!RunIfevalScorerApi(o, &ifeval, out)) ok = false;
+  ok &= ScorePath(o, "ifeval", "{}", ifeval.resp_path, static_cast<int>(ifeval.responses.size()), out);
 
-  // ---- MMLU-Pro extraction, scorer API.
-  std::fprintf(stderr, "bench: mmlu-pro extraction ...\n");
-  std::vector<nlohmann::json> preds, test_rows;
-  const std::string preds_path = o.source_dir + "/tests/fixtures/mmlu-pro/official_preds.jsonl";
-  const std::string test_path = o.data_dir + "/mmlu-pro/test.jsonl";
-  if (!ReadJsonl(preds_path, &preds) || !ReadJsonl(test_path, &test_rows)) {
-    out->push_back({sec, "mmlu-pro: inputs", "missing: " + preds_path + " or " + test_path, "", Verdict::kMiss});
-    return false;
-  }
-  const size_t n = test_rows.size();  // 12,032
-  std::vector<std::string> texts(n);
-  for (size_t i = 0; i < n; ++i) texts[i] = preds[i % preds.size()].value("response", "");
-  size_t bytes = 0;
-  for (const auto& t : texts) bytes += t.size();
-  int found_first = 0, found_official = 0;
-  t0 = NowSeconds();
-  for (const auto& t : texts) found_first += ExtractFirstLetter(t, 10) != 0;
-  const double first_s = NowSeconds() - t0;
-  t0 = NowSeconds();
-  for (const auto& t : texts) found_official += ExtractOfficialMmluPro(t) != 0;
-  const double official_s = NowSeconds() - t0;
-  out->push_back({sec, Fmt("mmlu-pro: ExtractFirstLetter x %zu (%.1f MB of text)", n, bytes / 1e6),
-                  Fmt("%.3f s (%d found)", first_s, found_first), "< 1 s",
-                  first_s < 1.0 ? Verdict::kPass : Verdict::kMiss});
-  out->push_back({sec, Fmt("mmlu-pro: ExtractOfficialMmluPro x %zu", n), Fmt("%.3f s (%d found)", official_s,
-                  found_official), "< 1 s", official_s < 1.0 ? Verdict::kPass : Verdict::kMiss});
-
-  // ---- MMLU-Pro through `evalrun score`: one response per test question.
-  std::string body;
-  for (size_t i = 0; i < n; ++i) {
-    nlohmann::json line = {{"id", test_rows[i].value("question_id", 0)}, {"response", texts[i]}};
-    body += line.dump() + "\n";
-  }
-  const std::string mmlu_resp = o.work_dir + "/mmlupro-responses.jsonl";
-  testing::WriteFile(mmlu_resp, body);
-  ok &= ScorePath(o, "mmlupro", "{}", mmlu_resp, static_cast<int>(n), out);
+  // ---- MMLU-Pro extraction, scorer API, then through `evalrun score`.
+  std::vector<nlohmann::json> test_rows;
+  std::vector<std::string> texts;
+  if (!RunMmluProExtraction(o, &test_rows, &texts, out)) return false;
+  ok &= ScoreMmluProPath(o, test_rows, texts, out);
   out->push_back({sec, "load average (1/5/15 min) at end", LoadAverage(), "", Verdict::kInfo});
   return ok;
 }

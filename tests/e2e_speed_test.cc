@@ -8,11 +8,16 @@
 // request's body in speed/requests.jsonl is what the server received; a
 // server that reuses its cache whatever it is asked is
 // caught; a step too long for the slot context is refused before any
-// request, naming it; the report has its "How fast it runs" section.
+// request, naming it; the report has its "How fast it runs" section; a
+// chat stream the server's output parser refuses is measured over the raw
+// route, with what was sent before it recorded in order.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <map>
 #include <set>
+#include <vector>
 
 #include "evals/publish/report.h"
 #include "tests/support/markdown_tables.h"
@@ -188,6 +193,56 @@ TEST_F(E2eSpeed, AStepTooLongForTheSlotIsRefusedBeforeAnyRequestNamingIt) {
     EXPECT_NE(s["step"], "ctx/8192");
     EXPECT_EQ(s["prompt_tokens"], s["target_prompt_tokens"]);
   }
+}
+
+// llama-server b10470's output parser ends a chat stream with an error event
+// at the first token it cannot take: the speed part sends that request again
+// over /completion (raw text, an accept-anything chat_parser), measures it
+// there, and records in requests.jsonl what it sent in order: the refused
+// chat stream and /apply-template (untimed), then the timed /completion.
+TEST_F(E2eSpeed, AChatStreamTheParserRefusesIsMeasuredOverTheRawRouteAndRecordedInOrder) {
+  FakeServerOptions fo;
+  fo.ms_per_token = 1;
+  FakeServer server(fo);
+  ASSERT_TRUE(server.Start());
+  std::atomic<int> asked{0};
+  server.SetResponder([&](const nlohmann::json&) {
+    FakeReply r{"The answer is B, for reasons that take a while to write down", "", "stop"};
+    if (asked++ % 2 == 1) r.fault = Fault::kParserRefusal;
+    return r;
+  });
+  const std::string card = WriteCard(server.base_url(), "4", Speed(R"(
+      "steps": ["decode", "conc"], "prompt_ids": ["code"], "decode_prompt_tokens": 300, "runs": 4, "warmups": 1,
+      "max_tokens": 16, "conc_levels": [1, 4], "conc_rounds": 1)"));
+  BinaryResult r = Run({"--card", card, "--job", "raw", "--parts", "speed"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json speed = Results("raw")["parts"]["speed"];
+  EXPECT_TRUE(speed["complete"].get<bool>()) << speed.dump(2);
+  const auto samples = Samples("raw", "speed");
+  ASSERT_EQ(samples.size(), 1u + 1 + 4 + 1 + 4);  // cold, warm-up, 4 decode, C1, 4 of C4
+  std::map<uint64_t, std::vector<std::string>> chains;
+  for (const auto& b : Lines(dir_ + "/runs/raw/speed/requests.jsonl"))
+    chains[b["seq"].get<uint64_t>()].push_back(b["path"].get<std::string>() + (b["timed"] == true ? "" : " (untimed)"));
+  int raw = 0;
+  for (const auto& x : samples) {
+    EXPECT_EQ(x["status"], "ok") << x.dump();
+    EXPECT_EQ(x["completion_tokens"], 16) << x.dump();
+    EXPECT_TRUE(x["rates"]["ttft_s"].is_number()) << x.dump();
+    const auto& chain = chains[x["seq"].get<uint64_t>()];
+    if (x["route"] == "completion") {
+      ++raw;
+      EXPECT_NE(x.value("refused_chat", std::string()).find("peg-native"), std::string::npos) << x.dump();
+      EXPECT_NE(x["marks"].dump().find("sent over /completion"), std::string::npos) << x["marks"];
+      EXPECT_EQ(chain, (std::vector<std::string>{"/v1/chat/completions (untimed)", "/apply-template (untimed)",
+                                                 "/completion"}))
+          << x["seq"];
+    } else {
+      EXPECT_EQ(chain, std::vector<std::string>{"/v1/chat/completions"}) << x["seq"];
+    }
+  }
+  EXPECT_GE(raw, 4) << "every other chat stream is refused";
+  EXPECT_EQ(chains.size(), samples.size());
+  EXPECT_EQ(server.requests().size(), samples.size() + raw);  // each chat once, each raw route's /completion once
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Functions of a screen or less: no function in evals/, scorers/ or
-// datasets/ spans more than 80 lines (generated tables aside), checked with
+// Functions of a screen or less: no function in evals/, scorers/, datasets/,
+// bench/ or fuzz/ spans more than 80 lines (generated tables aside), checked with
 // the brace matcher of tests/support/function_length.h, which is itself
 // tested here on small snippets.
 #include <gtest/gtest.h>
@@ -116,13 +116,13 @@ TEST(FunctionLengthScanTest, UnbalancedBracesAreReported) {
   EXPECT_NE(Scan("const char* s = \"open\n").error.find("unterminated"), std::string::npos);
 }
 
-// The tree's source files under evals/, scorers/ and datasets/, relative to
+// The tree's source files under evals/, scorers/, datasets/, bench/ and fuzz/, relative to
 // the source folder, sorted.
 std::vector<std::string> SourceFiles() {
   namespace fs = std::filesystem;
   const fs::path root = EVALRUN_SOURCE_DIR;
   std::vector<std::string> files;
-  for (const char* dir : {"evals", "scorers", "datasets"}) {
+  for (const char* dir : {"evals", "scorers", "datasets", "bench", "fuzz"}) {
     for (const auto& e : fs::recursive_directory_iterator(root / dir)) {
       std::string ext = e.path().extension().string();
       if (!e.is_regular_file() || (ext != ".cc" && ext != ".h" && ext != ".inc")) continue;

@@ -161,7 +161,7 @@ class RequestPool {
   // `on_batch_end()` once (may be empty: make the batch durable there, one
   // fsync for all). Answers that arrive during an fsync share the next one,
   // and while other requests are in flight the writer waits up to 4 ms for
-  // answers finishing together (group commit, request_pool.cc: kLinger);
+  // answers finishing together (group commit, request_pool_writer.cc: GroupCommit::Linger);
   // on_done has run for each before the wait. stats().done counts
   // answers whose batch has ended. At most 4 x slots answers wait for the
   // writer (the batch it is on, and up to 2 x slots queued behind it);
@@ -209,7 +209,7 @@ class RequestPool {
   int64_t capacity_tokens(size_t e = 0) const { return e < capacity_final_.size() ? capacity_final_[e] : 0; }
 
  private:
-  class Pass;  // one Run: its threads and the state they share (request_pool.cc)
+  class Pass;  // one Run: its threads and the state they share (request_pool_internal.h)
 
   int slots_ = 0;
   std::vector<PoolEndpoint> endpoints_;

@@ -1,5 +1,5 @@
 // The HTTP layer: the only interface through which evalrun talks to a server.
-// http_client.cc is the only file that includes httplib.h.
+// httplib_client.cc is the only file that includes httplib.h.
 //
 // Thread-safety: a transport belongs to one thread; the whole-URL calls
 // below share nothing and may run at once.

@@ -1,5 +1,5 @@
 // Reading one HTTP/1.1 reply from the bytes of a connection, as a pure
-// state machine over bytes (no sockets: the transport in http_client.cc
+// state machine over bytes (no sockets: the transport in socket_transport.cc
 // feeds it what recv(2) returns; the fuzzer feeds it anything).
 //
 // A reply belongs to its request only if it is exactly one reply: a

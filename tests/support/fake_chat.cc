@@ -186,7 +186,22 @@ struct StreamJob {
   int ping_every_ms;
   std::chrono::steady_clock::time_point first;  // the first token
   std::function<bool()> gone;
+  // /completion's stream (FakeCompletionEvent), not chat chunks: the
+  // settings and prompt of its last event.
+  bool raw = false;
+  OrderedJson settings;
+  std::string prompt;
+  // The output parser refuses the text (Fault::kParserRefusal): after half
+  // the pieces the stream ends with this error event, as llama-server
+  // b10470's chat stream does at the first token its parser cannot take.
+  std::string refusal;
 };
+
+// One generated piece as the stream writes it.
+std::string StreamPiece(const StreamJob& j, int i) {
+  const auto& [field, piece] = j.plan->pieces[i];
+  return j.raw ? FakeCompletionEvent(*j.g, piece, i + 1) : FakeChunkDelta(*j.g, field, piece);
+}
 
 // The chunks of a streamed reply as llama-server writes them (stream.cc
 // in evals/server cites the source): the role chunk with the first token,
@@ -195,12 +210,18 @@ struct StreamJob {
 // the finish and usage chunks and [DONE].
 void RunStream(const StreamJob& j, const FakeChunkWriter& write) {
   int sent = 0, done = j.k;
-  bool ok = write(FakeChunkRole(*j.g));
+  bool ok = j.raw || write(FakeChunkRole(*j.g));
   auto last_event = std::chrono::steady_clock::now();
+  const int refuse_at = j.refusal.empty() ? -1 : std::max<int>(1, static_cast<int>(j.plan->pieces.size()) / 2);
   for (;;) {
     const int shown = std::min<int>(done, static_cast<int>(j.plan->pieces.size()));
     for (; ok && sent < shown; ++sent) {
-      ok = write(FakeChunkDelta(*j.g, j.plan->pieces[sent].first, j.plan->pieces[sent].second));
+      if (sent == refuse_at) {
+        j.slots->Release(j.task, true);
+        write("data: " + j.refusal + "\n\n");
+        return;
+      }
+      ok = write(StreamPiece(j, sent));
       last_event = std::chrono::steady_clock::now();
     }
     if (!ok) {
@@ -226,7 +247,7 @@ void RunStream(const StreamJob& j, const FakeChunkWriter& write) {
   j.g->predicted_ms =
       j.paced ? std::max(0.001, ms) : std::max({0.001, ms, (j.g->completion_tokens - 1) * kPredictedMsPerToken});
   j.slots->Release(j.task, true);
-  write(FakeChunksEnd(*j.g, j.include_usage));
+  write(j.raw ? FakeCompletionStreamEnd(*j.g, j.settings, j.prompt) : FakeChunksEnd(*j.g, j.include_usage));
 }
 
 }  // namespace
@@ -254,6 +275,20 @@ void FakeServer::Impl::RefuseOutput(const std::string& prompt_text, bool chat, c
   }
   FakeError(res, 500, "The model produced output that does not match the expected peg-native format",
             "server_error");
+}
+
+// The same refusal as a stream's error event (the chat's remembered for
+// /completion, as RefuseOutput does).
+std::string FakeServer::Impl::StreamRefusal(const std::string& prompt_text, bool chat, const FakeReply& reply) {
+  if (!chat)
+    return FakeErrorBody(500, "The model produced output that does not match the expected Content-only format",
+                         "server_error");
+  {
+    std::lock_guard<std::mutex> l(mu);
+    parser_refused[prompt_text] = reply;
+  }
+  return FakeErrorBody(500, "The model produced output that does not match the expected peg-native format",
+                       "server_error");
 }
 
 void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* res, bool chat, bool oai) {
@@ -293,7 +328,7 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   if (body.contains("stream_options") && body["stream_options"].is_object() &&
       !Flag(body["stream_options"], "include_usage", &include_usage, res))
     return;
-  stream = stream && chat;
+  stream = stream && (chat || !oai);  // chat chunks, or /completion's events
 
   Responder respond;
   {
@@ -374,7 +409,8 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
   }
   const auto t0 = std::chrono::steady_clock::now();  // the slot was taken just now
 
-  if (stream && reply.fault == Fault::kNone) {
+  const bool refused = reply.fault == Fault::kParserRefusal && (chat || !body.contains("chat_parser"));
+  if (stream && (reply.fault == Fault::kNone || reply.fault == Fault::kParserRefusal)) {
     // The first token decides: an error before it is a plain reply.
     int k = 0;
     const auto first = slots.Generate(task, plan->n_gen, pace, 1, &k, req.client_gone);
@@ -386,7 +422,13 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
     if (paced) g->prompt_ms = std::max(0.001, MsSince(t0));  // the fake's own prefill time
     res->content_type = "text/event-stream";
     StreamJob job{&slots, task, plan, g, pace, k, include_usage, paced, o.ping_every_ms,
-                  std::chrono::steady_clock::now(), req.client_gone};
+                  std::chrono::steady_clock::now(), req.client_gone, false, {}, {}, {}};
+    job.raw = !chat;
+    if (job.raw) {
+      job.settings = FakeCompletionSettings(a.params);
+      job.prompt = "<s>" + prompt_text;
+    }
+    if (refused) job.refusal = StreamRefusal(prompt_text, chat, reply);
     res->stream = [job](const FakeChunkWriter& write) { RunStream(job, write); };
     return;
   }
@@ -403,8 +445,7 @@ void FakeServer::Impl::Generate(const FakeHttpRequest& req, FakeHttpResponse* re
                           : std::max({0.001, ms, (g->completion_tokens - 1) * kPredictedMsPerToken});
   slots.Release(task, true);
 
-  if (reply.fault == Fault::kParserRefusal && (chat || !body.contains("chat_parser")))
-    return RefuseOutput(prompt_text, chat, reply, res);
+  if (refused) return RefuseOutput(prompt_text, chat, reply, res);
   switch (reply.fault) {
     case Fault::kHttp500: return FakeError(res, 500, "Internal server error", "server_error");
     case Fault::kHttp503Busy: return FakeError(res, 503, "no slot available", "unavailable_error");

@@ -362,6 +362,25 @@ std::string FakeCompletionBody(const FakeGeneration& g, const OrderedJson& setti
   return out.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
 }
 
+std::string FakeCompletionEvent(const FakeGeneration& g, const std::string& piece, int predicted) {
+  OrderedJson out;
+  out["index"] = 0;
+  out["content"] = piece;
+  out["tokens"] = OrderedJson::array();
+  out["stop"] = false;
+  out["id_slot"] = -1;
+  out["tokens_predicted"] = predicted;
+  out["tokens_evaluated"] = g.prompt_tokens;
+  return "data: " + out.dump(-1, ' ', false, OrderedJson::error_handler_t::replace) + "\n\n";
+}
+
+std::string FakeCompletionStreamEnd(const FakeGeneration& g, const OrderedJson& settings, const std::string& prompt) {
+  FakeGeneration last = g;
+  last.content.clear();  // streamed already: the last event carries the totals
+  last.top.clear();
+  return "data: " + FakeCompletionBody(last, settings, prompt, 0) + "\n\n";
+}
+
 std::string FakeChunkRole(const FakeGeneration& g) {
   OrderedJson delta;
   delta["role"] = "assistant";

@@ -82,6 +82,11 @@ std::string FakeCompletionBody(const FakeGeneration& g, const OrderedJson& setti
                                int slot);
 
 // SSE events of a streamed chat reply ("data: {...}\n\n").
+// /completion's stream (llama-server b10470, no [DONE]): an event per
+// token, {"content": piece, "stop": false, ...}, then the last one, the
+// non-streamed reply's fields with "content": "" and "stop": true.
+std::string FakeCompletionEvent(const FakeGeneration& g, const std::string& piece, int predicted);
+std::string FakeCompletionStreamEnd(const FakeGeneration& g, const OrderedJson& settings, const std::string& prompt);
 std::string FakeChunkRole(const FakeGeneration& g);
 std::string FakeChunkDelta(const FakeGeneration& g, const char* field, const std::string& piece);
 // The finish chunk; with include_usage the timings move to a last chunk

@@ -22,7 +22,8 @@
 //     model go on to the limit; "stream": true answers with SSE chunks
 //     (a role chunk with the first token, one chunk per token, the finish
 //     chunk, the usage chunk with stream_options.include_usage, `timings`
-//     on the last), then "data: [DONE]"; planted prefill and decode times
+//     on the last), then "data: [DONE]"; /completion streams an event per
+//     token and a last one with "stop": true (no [DONE]); planted prefill and decode times
 //     and ": ping" comments (prefill_ms_per_token, ping_every_ms);
 //     "cache_prompt": false evaluates the whole prompt (cache_n 0);
 //   - the slots and the KV cache (fake_slots.h): requests beyond the slots
@@ -81,7 +82,9 @@ enum class Fault {
   // it), where it comes back only with a per-request "chat_parser" (any: the
   // fake does not read it); without one, /completion's own content-only
   // parser refuses it too (500 "... Content-only format"), as the real one
-  // does.
+  // does. A stream (a chat's, or /completion's without a chat_parser) sends
+  // half the answer, then that error as its last event, as b10470's chat
+  // stream stops at the first token its parser cannot take.
   kParserRefusal,
   kHttp503Busy,        // 503 "no slot available" (unavailable_error): llama-server busy
   kTooLong400,         // 400 exceed_context_size_error, whatever the prompt's length

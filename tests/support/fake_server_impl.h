@@ -30,6 +30,7 @@ struct FakeServer::Impl {
   void Generate(const FakeHttpRequest& req, FakeHttpResponse* res, bool chat, bool oai);
   FakeReply RefusedBefore(const std::string& prompt_text);
   void RefuseOutput(const std::string& prompt_text, bool chat, const FakeReply& reply, FakeHttpResponse* res);
+  std::string StreamRefusal(const std::string& prompt_text, bool chat, const FakeReply& reply);
 
   FakeServerOptions options() const;
   FakeServerFacts Facts() const;

@@ -54,7 +54,7 @@ class FakeTransport : public HttpTransport {
 
 // A reply with that status and body.
 HttpResponse HttpStatus(int status, std::string body);
-// No reply: status 0 and the transport's error, as http_client.cc words
+// No reply: status 0 and the transport's error, as httplib_client.cc and socket_transport.cc word
 // them: "connection closed or reset while reading the reply (or read
 // timeout)", "could not connect (connection refused or host unreachable)".
 HttpResponse HttpBroken(std::string error);
