@@ -34,15 +34,19 @@ namespace {
 class E2eBareReplay : public E2eTest {
  protected:
   std::string Script() const { return std::string(EVALRUN_SOURCE_DIR) + "/scripts/bare_stream_client.py"; }
+  // 4 slots with planted prefill and decode times.
+  static FakeServerOptions PacedFourSlots() {
+    FakeServerOptions fo;
+    fo.slots = 4;
+    fo.n_ctx = 8192;
+    fo.prefill_ms_per_token = 0.2;
+    fo.ms_per_token = 5;
+    return fo;
+  }
 };
 
 TEST_F(E2eBareReplay, TheSpeedPartsRequestsAreSentAgainAndPairedByClient) {
-  FakeServerOptions fo;
-  fo.slots = 4;
-  fo.n_ctx = 8192;
-  fo.prefill_ms_per_token = 0.2;
-  fo.ms_per_token = 5;
-  FakeServer server(fo);
+  FakeServer server(PacedFourSlots());
   ASSERT_TRUE(server.Start());
   const std::string card = WriteCard(server.base_url(), "4", R"({"speed": {"guard_threshold_pct": 99999,
       "steps": ["decode", "conc"], "prompt_ids": ["code"], "decode_prompt_tokens": 300, "runs": 2, "warmups": 1,
@@ -103,12 +107,7 @@ TEST_F(E2eBareReplay, TheSpeedPartsRequestsAreSentAgainAndPairedByClient) {
 // (joined by the body's sha256), the card's load_sampling.engine_port names
 // the server behind it, and compare --tap pairs every measured request.
 TEST_F(E2eBareReplay, TheTapTimesEvalrunsOwnRequestsAndComparePairsEveryOne) {
-  FakeServerOptions fo;
-  fo.slots = 4;
-  fo.n_ctx = 8192;
-  fo.prefill_ms_per_token = 0.2;
-  fo.ms_per_token = 5;
-  FakeServer server(fo);
+  FakeServer server(PacedFourSlots());
   ASSERT_TRUE(server.Start());
   const int tap = SpawnBinary({"/usr/bin/python3", Script(), "tap", "--listen", "0", "--port",
                                std::to_string(server.port()), "--out", dir_ + "/tap.jsonl"},
