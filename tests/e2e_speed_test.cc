@@ -245,5 +245,22 @@ TEST_F(E2eSpeed, AChatStreamTheParserRefusesIsMeasuredOverTheRawRouteAndRecorded
   EXPECT_EQ(server.requests().size(), samples.size() + raw);  // each chat once, each raw route's /completion once
 }
 
+// A run of the speed part alone with "slots": "auto" records the server's
+// own count (GET /props total_slots), as the page's Setup table shows it; it
+// used to record 1, since no question pool needed sizing.
+TEST_F(E2eSpeed, ASpeedOnlyRunWithAutoSlotsRecordsTheServersOwnCount) {
+  FakeServerOptions fo;
+  fo.ms_per_token = 1;
+  FakeServer server(fo);
+  ASSERT_TRUE(server.Start());
+  const std::string card = WriteCard(server.base_url(), "\"auto\"", Speed(R"(
+      "steps": ["decode"], "prompt_ids": ["prose"], "decode_prompt_tokens": 300, "runs": 1, "warmups": 0,
+      "max_tokens": 8)"));
+  BinaryResult r = Run({"--card", card, "--job", "auto", "--parts", "speed"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(dir_ + "/runs/auto/run.json"));
+  EXPECT_EQ(run["slots"], 4);
+}
+
 }  // namespace
 }  // namespace evalrun::testing
