@@ -7,10 +7,10 @@
 
 #include "evals/base/json_fields.h"
 #include "evals/publish/failed_requests.h"
+#include "evals/publish/page_section.h"
 #include "evals/publish/html_page.h"
 #include "evals/publish/html_text.h"
 #include "evals/publish/section_tables.h"
-#include "evals/publish/speed_section.h"
 #include "evals/publish/table_text.h"
 #include "evals/publish/thinking_view.h"
 #include "evals/run/part_registry.h"
@@ -464,7 +464,7 @@ std::string RenderReportHtml(const json& m) {
   for (const auto& f : m.value("fragments", json::array()))
     if (!JsonText(f["html"]).empty()) h += "<section>" + JsonText(f["html"]) + "</section>\n";
   h += RepeatSection(m);
-  h += RenderSpeedHtml(m.value("speed", json()));  // evals/publish/speed_section.h
+  h += RenderPageSectionsHtml(m.value("page_sections", json()));  // evals/publish/page_section.h
   h += SetupSection(m);
   h += SamplesSection(m);
   h += "<footer>Written by evalrun report from results.json and the samples of this run folder.</footer>\n";

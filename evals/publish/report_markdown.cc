@@ -5,8 +5,8 @@
 
 #include "evals/base/json_fields.h"
 #include "evals/publish/failed_requests.h"
+#include "evals/publish/page_section.h"
 #include "evals/publish/section_tables.h"
-#include "evals/publish/speed_section.h"
 #include "evals/publish/table_text.h"
 #include "evals/publish/thinking_view.h"
 
@@ -202,7 +202,7 @@ std::string RenderReportMarkdown(const json& m) {
   o += SectionTablesMarkdown(m.value("tables", json::array()));
   for (const auto& f : m.value("fragments", json::array())) o += JsonText(f["markdown"]);
   RepeatSection(m, &o);
-  o += RenderSpeedMarkdown(m.value("speed", json()));  // evals/publish/speed_section.h
+  o += RenderPageSectionsMarkdown(m.value("page_sections", json()));  // evals/publish/page_section.h
   SetupSection(m, &o);
   o += MarkdownNotes(m["notes"]);
   return o;

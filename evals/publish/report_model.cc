@@ -1,5 +1,4 @@
 #include "evals/publish/report_model.h"
-#include "evals/publish/speed_section.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +8,7 @@
 
 #include "evals/base/json_fields.h"
 #include "evals/publish/failed_requests.h"
+#include "evals/publish/page_section.h"
 #include "evals/publish/html_text.h"
 #include "evals/publish/kind_view.h"
 #include "evals/publish/results_model.h"
@@ -207,7 +207,7 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
   m["probe"] = nullptr;
   PartsModel pm;
   for (const auto& name : run.parts) {
-    if (name == "speed") continue;  // no score: its own section (speed_section.h)
+    if (PageSectionReplacesRow(name)) continue;  // no score: its own page section (page_section.h)
     const json& p = run.results["parts"][name];
     FolderPart part;
     EVALRUN_RETURN_IF_ERROR(DescribeFolderPart(run, name, &part));
@@ -328,7 +328,7 @@ Status BuildReportModel(const std::string& run_dir, int max_text_chars, json* mo
   m["setup"] = SetupRows(run);
   m["load"] = LoadModel(run.results);
   m["thinking"] = JsonAt(run.results, {"parts", "thinking"});  // the thinking part's view (thinking_view.h)
-  m["speed"] = SpeedSectionModel(run.results);  // evals/publish/speed_section.h
+  m["page_sections"] = PageSectionModels(run.results);  // evals/publish/page_section.h
   m["notes"] = notes;
   m["max_text_chars"] = max_text_chars;
   *model = std::move(m);

@@ -4,10 +4,12 @@
 // step: what it measures, the client's figure and the server's (median,
 // min-max, n), their gap, TTFT, the attempts the load guard took and the
 // step's marks; the cold row with its cold/warm ratios; the refused steps.
+// Registered as the speed part's page section (evals/publish/page_section.h),
+// so the report finds it without naming the part.
 //
 // Thread-safety: pure functions.
-#ifndef EVALRUN_EVALS_PUBLISH_SPEED_SECTION_H_
-#define EVALRUN_EVALS_PUBLISH_SPEED_SECTION_H_
+#ifndef EVALRUN_EVALS_PARTS_SPEED_SECTION_H_
+#define EVALRUN_EVALS_PARTS_SPEED_SECTION_H_
 
 #include <string>
 
@@ -24,4 +26,4 @@ std::string RenderSpeedHtml(const nlohmann::json& speed);
 
 }  // namespace evalrun
 
-#endif  // EVALRUN_EVALS_PUBLISH_SPEED_SECTION_H_
+#endif  // EVALRUN_EVALS_PARTS_SPEED_SECTION_H_

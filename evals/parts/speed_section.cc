@@ -1,8 +1,9 @@
-#include "evals/publish/speed_section.h"
+#include "evals/parts/speed_section.h"
 
 #include <vector>
 
 #include "evals/publish/html_text.h"
+#include "evals/publish/page_section.h"
 #include "evals/publish/table_text.h"
 
 namespace evalrun {
@@ -123,5 +124,21 @@ std::string RenderSpeedHtml(const json& speed) {
   if (speed["error"].is_string()) h += "<p>stopped: " + HtmlEscape(Text(speed["error"])) + "</p>";
   return h + "</section>";
 }
+
+namespace {
+
+PageSection SpeedPageSection() {
+  PageSection s;
+  s.part = "speed";
+  s.order = 100;  // after the shared sections, before the setup
+  s.model = SpeedSectionModel;
+  s.markdown = RenderSpeedMarkdown;
+  s.html = RenderSpeedHtml;
+  return s;
+}
+
+}  // namespace
+
+EVALRUN_REGISTER_PAGE_SECTION(SpeedPageSection());
 
 }  // namespace evalrun

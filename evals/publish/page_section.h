@@ -1,0 +1,65 @@
+// A part's own section of the report page, after the sections every part
+// shares (the results table, the kinds' tables, the repeat), registered from
+// the part's own files, so that publishing names no part: the speed part's
+// "How fast it runs" is one (evals/parts/speed_section.h).
+//
+//   EVALRUN_REGISTER_PAGE_SECTION(PageSection{.part = "speed", ...});
+//
+// A part with a page section has no row of the results table
+// (`replaces_row`): it has no score to show there.
+//
+// Thread-safety: registration happens during static initialisation; the
+// lookups are read-only after main starts.
+#ifndef EVALRUN_EVALS_PUBLISH_PAGE_SECTION_H_
+#define EVALRUN_EVALS_PUBLISH_PAGE_SECTION_H_
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace evalrun {
+
+struct PageSection {
+  std::string part;  // the part whose results.json object it shows
+  // Its place among the page sections (smaller first; then by part name).
+  int order = 0;
+  bool replaces_row = true;
+  // The section's model from the whole results.json; null when the run has
+  // none of it.
+  std::function<nlohmann::json(const nlohmann::json& results)> model;
+  // "" for a null model.
+  std::function<std::string(const nlohmann::json& model)> markdown;
+  std::function<std::string(const nlohmann::json& model)> html;
+};
+
+class PageSectionRegistrar {
+ public:
+  explicit PageSectionRegistrar(PageSection section);
+};
+
+#define EVALRUN_PAGE_CONCAT_(a, b) a##b
+#define EVALRUN_PAGE_CONCAT(a, b) EVALRUN_PAGE_CONCAT_(a, b)
+#define EVALRUN_REGISTER_PAGE_SECTION(section)                                                               \
+  static const ::evalrun::PageSectionRegistrar EVALRUN_PAGE_CONCAT(evalrun_page_registrar_, __LINE__) { \
+    section                                                                                              \
+  }
+
+// Every registered page section, by order then part name.
+std::vector<const PageSection*> PageSections();
+
+// Whether part `name`'s row is left out of the results table.
+bool PageSectionReplacesRow(std::string_view name);
+
+// The page sections' models, {part: model}, for the report model.
+nlohmann::json PageSectionModels(const nlohmann::json& results);
+
+// Each page section's Markdown / HTML from the models above, in order.
+std::string RenderPageSectionsMarkdown(const nlohmann::json& models);
+std::string RenderPageSectionsHtml(const nlohmann::json& models);
+
+}  // namespace evalrun
+
+#endif  // EVALRUN_EVALS_PUBLISH_PAGE_SECTION_H_
