@@ -31,10 +31,10 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench.h"
-#include "scorers/lcb_prompt.h"
+#include "scorers/livecodebench/lcb_prompt.h"
 #include "evals/proc/process_runner.h"
 #include "evals/sandbox/sandbox.h"
-#include "scorers/lcb_sandbox_runner.h"
+#include "scorers/livecodebench/lcb_sandbox_runner.h"
 #include "tests/support/fake_server.h"
 #include "tests/support/lcb_fixtures.h"
 #include "tests/support/run_binary.h"

@@ -1,5 +1,5 @@
 // The probe section: the runner's own CPU for the logprob probe
-// (evals/parts/probe.cc), the real evalrun binary against the in-process
+// (evals/benchmarks/probe/probe.cc), the real evalrun binary against the in-process
 // fake llama-server answering each position (one token, top-10 logprobs)
 // after --service-ms.
 //

@@ -1,6 +1,6 @@
 // Section "ruler": RULER prompt preparation.
 //
-// In-process: GenerateRulerSamples (evals/parts/ruler_tasks.h) for
+// In-process: GenerateRulerSamples (evals/benchmarks/ruler/ruler_tasks.h) for
 // `ruler_tasks` x `ruler_samples_per_task` prompts at 32K and at 128K, with
 // each profile (nvidia, the default, and fit), each count a round trip to the
 // fake server's /apply-template + /tokenize (MakeServerTokenizer,
@@ -25,8 +25,8 @@
 #include "bench/tcp_nodelay_shim.h"
 #include "evals/run/card.h"
 #include "evals/server/http.h"
-#include "evals/parts/ruler_inputs.h"
-#include "evals/parts/ruler_tasks.h"
+#include "evals/benchmarks/ruler/ruler_inputs.h"
+#include "evals/benchmarks/ruler/ruler_tasks.h"
 #include "evals/server/server_tokenizer.h"
 #include "tests/support/fake_server.h"
 #include "tests/support/run_binary.h"

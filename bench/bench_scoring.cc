@@ -2,7 +2,7 @@
 //
 //  IFEval: the 541 official GPT-4 responses (tests/fixtures/ifeval/
 //    gpt4_responses.jsonl) joined by prompt to <data>/ifeval/input_data.jsonl,
-//    strict and loose, through the scorer API (scorers/ifeval_eval.h), and
+//    strict and loose, through the scorer API (scorers/ifeval/ifeval_eval.h), and
 //    through the real `evalrun score --part ifeval` (whole program: card,
 //    dataset, Punkt and langdetect loads, samples.jsonl and results.json).
 //  MMLU-Pro: 12,032 responses (the 316 of tests/fixtures/mmlu-pro/
@@ -17,7 +17,7 @@
 
 #include "bench/bench.h"
 #include "scorers/choice_extract.h"
-#include "scorers/ifeval_eval.h"
+#include "scorers/ifeval/ifeval_eval.h"
 #include "scorers/langdetect.h"
 #include "scorers/punkt.h"
 #include "tests/support/run_binary.h"

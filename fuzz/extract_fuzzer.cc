@@ -1,5 +1,5 @@
 // libFuzzer target: the multiple-choice answer extractors on arbitrary model
-// output (scorers/choice_extract.h, evals/parts/gpqa_data.h).
+// output (scorers/choice_extract.h, evals/benchmarks/gpqa/gpqa_data.h).
 //
 // Input: the first byte picks the number of options (1..10) for
 // ExtractFirstLetter; the rest is the response. Besides running clean under
@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "evals/parts/gpqa_data.h"
+#include "evals/benchmarks/gpqa/gpqa_data.h"
 #include "scorers/choice_extract.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// libFuzzer target: the IFEval checkers (scorers/ifeval_eval.h) on arbitrary
+// libFuzzer target: the IFEval checkers (scorers/ifeval/ifeval_eval.h) on arbitrary
 // responses, valid UTF-8 or not.
 //
 // Set-up, once: Punkt and langdetect are loaded from $EVALRUN_FUZZ_DATA
@@ -24,8 +24,8 @@
 
 #include "evals/base/json_fields.h"
 #include "evals/base/jsonl.h"
-#include "scorers/ifeval_checkers.h"
-#include "scorers/ifeval_eval.h"
+#include "scorers/ifeval/ifeval_checkers.h"
+#include "scorers/ifeval/ifeval_eval.h"
 #include "scorers/langdetect.h"
 #include "scorers/punkt.h"
 

@@ -21,7 +21,7 @@
 
 #include "evals/base/sha256.h"
 #include "evals/cli.h"
-#include "evals/parts/prepare_steps.h"
+#include "evals/run/prepare_steps.h"
 #include "evals/run/part.h"
 #include "evals/run/part_registry.h"
 #include "evals/run/results.h"

@@ -2,7 +2,7 @@
 #include <filesystem>
 #include <map>
 
-#include "evals/parts/gpqa_data.h"
+#include "evals/benchmarks/gpqa/gpqa_data.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
 

@@ -18,11 +18,11 @@
 #include <map>
 #include <thread>
 
-#include "datasets/lcb_rows.h"
+#include "evals/benchmarks/livecodebench/lcb_rows.h"
 #include "evals/run/sample_codec.h"
 #include "evals/run/verdict_codec.h"
 #include "evals/sandbox/sandbox.h"
-#include "scorers/lcb_sandbox_runner.h"
+#include "scorers/livecodebench/lcb_sandbox_runner.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
 

@@ -1,4 +1,4 @@
-// End to end: the probe part (evals/parts/probe.cc) against the fake
+// End to end: the probe part (evals/benchmarks/probe/probe.cc) against the fake
 // llama-server's scripted logprobs (tests/support/fake_logprobs.h): what it
 // asks and records, resume after a kill, and `evalrun compare` of two probe
 // runs: identical = KLD 0, a shifted server flagged (exit 4) against the

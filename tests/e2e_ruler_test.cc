@@ -1,7 +1,7 @@
 // RULER end to end: prompts sized with the fake server's tokenizer.
 #include <map>
 
-#include "scorers/ruler_metrics.h"
+#include "scorers/ruler/ruler_metrics.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
 

@@ -1,7 +1,7 @@
 // The fit part: the ladder of context sizes against the fake llama-server
 // program as a managed engine, and against an in-process fake as an
 // external engine; prompt sizing with the server's tokenizer.
-#include "evals/parts/fit_ladder.h"
+#include "evals/benchmarks/fit/fit_ladder.h"
 
 #include <atomic>
 #include <cstdlib>

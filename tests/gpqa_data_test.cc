@@ -2,7 +2,7 @@
 // plain text online: nothing here holds or prints question text. Assertions
 // on the real data use counts, record ids and SHA-256 digests computed at run
 // time; the prompt tests use a made-up question.
-#include "evals/parts/gpqa_data.h"
+#include "evals/benchmarks/gpqa/gpqa_data.h"
 
 #include <stdlib.h>
 #include <zip.h>

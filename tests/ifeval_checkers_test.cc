@@ -1,6 +1,6 @@
-// Tests for the IFEval checkers (scorers/ifeval_checkers.h), strict/loose
-// evaluation (scorers/ifeval_eval.h) and the Python-semantics helpers under
-// them (scorers/ifeval_py_regex.h, ifeval_py_json.h, ifeval_text_util.h,
+// Tests for the IFEval checkers (scorers/ifeval/ifeval_checkers.h), strict/loose
+// evaluation (scorers/ifeval/ifeval_eval.h) and the Python-semantics helpers under
+// them (scorers/ifeval/ifeval_py_regex.h, ifeval_py_json.h, ifeval_text_util.h,
 // ifeval_nltk_tokenize.h; scorers/py_unicode.h has its own tests in
 // tests/py_unicode_test.cc).
 //
@@ -16,12 +16,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "scorers/ifeval_checkers.h"
-#include "scorers/ifeval_eval.h"
-#include "scorers/ifeval_nltk_tokenize.h"
-#include "scorers/ifeval_py_json.h"
-#include "scorers/ifeval_py_regex.h"
-#include "scorers/ifeval_text_util.h"
+#include "scorers/ifeval/ifeval_checkers.h"
+#include "scorers/ifeval/ifeval_eval.h"
+#include "scorers/ifeval/ifeval_nltk_tokenize.h"
+#include "scorers/ifeval/ifeval_py_json.h"
+#include "scorers/ifeval/ifeval_py_regex.h"
+#include "scorers/ifeval/ifeval_text_util.h"
 #include "scorers/langdetect.h"
 #include "scorers/punkt.h"
 #include "tests/test_paths.h"

@@ -1,4 +1,4 @@
-// Verdict-for-verdict parity of our IFEval checkers (scorers/ifeval_eval.h)
+// Verdict-for-verdict parity of our IFEval checkers (scorers/ifeval/ifeval_eval.h)
 // with Google's official checker (google-research instruction_following_eval)
 // on real responses.
 //
@@ -30,7 +30,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "scorers/ifeval_eval.h"
+#include "scorers/ifeval/ifeval_eval.h"
 #include "scorers/langdetect.h"
 #include "scorers/punkt.h"
 #include "tests/test_paths.h"

@@ -21,10 +21,10 @@
 #include <nlohmann/json.hpp>
 
 #include "evals/base/sha256.h"
-#include "scorers/lcb_grade.h"
-#include "scorers/lcb_plain_runner.h"
-#include "scorers/lcb_prompt.h"
-#include "scorers/lcb_verdict.h"
+#include "scorers/livecodebench/lcb_grade.h"
+#include "scorers/livecodebench/lcb_plain_runner.h"
+#include "scorers/livecodebench/lcb_prompt.h"
+#include "scorers/livecodebench/lcb_verdict.h"
 #include "tests/support/lcb_fixtures.h"
 #include "tests/support/run_binary.h"
 

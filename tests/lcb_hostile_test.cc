@@ -19,8 +19,8 @@
 #include <gtest/gtest.h>
 
 #include "evals/sandbox/sandbox.h"
-#include "scorers/lcb_grade.h"
-#include "scorers/lcb_sandbox_runner.h"
+#include "scorers/livecodebench/lcb_grade.h"
+#include "scorers/livecodebench/lcb_sandbox_runner.h"
 #include "tests/support/lcb_fixtures.h"
 
 namespace evalrun {

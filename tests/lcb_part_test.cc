@@ -1,15 +1,15 @@
 // The LiveCodeBench part's pieces without a server or a sandbox: the rows
-// (evals/parts/lcb_data.h: the window scanned once without private tests,
+// (evals/benchmarks/livecodebench/lcb_data.h: the window scanned once without private tests,
 // then only the picked rows' lines read again at their offsets, their tests
 // decoded, spooled and read back as the one-pass reader gives them), and the verdicts and results
-// (evals/parts/lcb_results.h: the headline profile, the other profile where
+// (evals/benchmarks/livecodebench/lcb_results.h: the headline profile, the other profile where
 // it differs, pass@1 by group and per profile).
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "evals/parts/lcb_data.h"
-#include "evals/parts/lcb_results.h"
+#include "evals/benchmarks/livecodebench/lcb_data.h"
+#include "evals/benchmarks/livecodebench/lcb_results.h"
 #include "tests/support/run_binary.h"
 
 namespace evalrun::testing {

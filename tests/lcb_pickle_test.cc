@@ -1,7 +1,7 @@
-// datasets/lcb_pickle.h: base64 as Python's b64decode, zlib, and the
+// evals/benchmarks/livecodebench/lcb_pickle.h: base64 as Python's b64decode, zlib, and the
 // restricted pickle reader (the vectors are pickle.dumps outputs of CPython
 // 3.11; the fixture rows come from tests/fixtures/livecodebench/make_fixtures.py).
-#include "datasets/lcb_pickle.h"
+#include "evals/benchmarks/livecodebench/lcb_pickle.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-// scorers/lcb_prompt.h against the official prompt and extraction:
+// scorers/livecodebench/lcb_prompt.h against the official prompt and extraction:
 // tests/fixtures/livecodebench/official_prompts.json holds what
 // format_prompt_generation(problem, LMStyle.OpenAIChat) and
 // extract_code(text, LMStyle.OpenAIChat) return (README.md there says how it
 // was made).
-#include "scorers/lcb_prompt.h"
+#include "scorers/livecodebench/lcb_prompt.h"
 
 #include <gtest/gtest.h>
 

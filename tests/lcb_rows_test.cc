@@ -1,6 +1,6 @@
-// datasets/lcb_rows.h on the fixture rows (tests/fixtures/livecodebench/,
+// evals/benchmarks/livecodebench/lcb_rows.h on the fixture rows (tests/fixtures/livecodebench/,
 // written by make_fixtures.py in the dataset's exact format).
-#include "datasets/lcb_rows.h"
+#include "evals/benchmarks/livecodebench/lcb_rows.h"
 
 #include <gtest/gtest.h>
 

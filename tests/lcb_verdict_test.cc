@@ -1,6 +1,6 @@
-// scorers/lcb_verdict.h: failure kinds from official result codes, pass@1 and
+// scorers/livecodebench/lcb_verdict.h: failure kinds from official result codes, pass@1 and
 // its groups.
-#include "scorers/lcb_verdict.h"
+#include "scorers/livecodebench/lcb_verdict.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The probe's compare math (scorers/probe_divergence.h) on cases
+// The probe's compare math (scorers/probe/probe_divergence.h) on cases
 // computed by hand, and the raw-completion wire format on the replies of the
 // real llama-server b10470 (tests/fixtures/llama-server, captured with
 // cache_prompt false: /completion with n_probs 3, /v1/completions with
@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evals/base/files.h"
-#include "scorers/probe_divergence.h"
+#include "scorers/probe/probe_divergence.h"
 #include "evals/server/completion_wire.h"
 
 namespace evalrun {

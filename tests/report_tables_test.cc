@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evals/publish/report.h"
-#include "evals/parts/speed_section.h"
+#include "evals/benchmarks/speed/speed_section.h"
 #include "evals/publish/table_text.h"
 #include "tests/support/markdown_tables.h"
 #include "tests/support/run_binary.h"

@@ -2,7 +2,7 @@
 // bytes: niah's needles at the essay's sentence boundaries and the essay
 // cycling, vt's chain, the counts behind cwe's and fwe's gold, the documents
 // qa picks (how the expected values were made: ruler_tasks_fixture.h).
-#include "evals/parts/ruler_builders.h"
+#include "evals/benchmarks/ruler/ruler_builders.h"
 
 #include <gtest/gtest.h>
 
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "evals/base/sha256.h"
-#include "evals/parts/ruler_inputs.h"
-#include "evals/parts/ruler_tasks.h"
+#include "evals/benchmarks/ruler/ruler_inputs.h"
+#include "evals/benchmarks/ruler/ruler_tasks.h"
 #include "tests/ruler_tasks_fixture.h"
 #include "tests/test_paths.h"
 

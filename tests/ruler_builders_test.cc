@@ -1,7 +1,7 @@
 // RULER's builders at fixed sizes, byte for byte against RULER's Python
 // generators (how the expected values were made: ruler_tasks_fixture.h): a
 // sample of every family by its sha256, and tiny prompts in full.
-#include "evals/parts/ruler_builders.h"
+#include "evals/benchmarks/ruler/ruler_builders.h"
 
 #include <gtest/gtest.h>
 

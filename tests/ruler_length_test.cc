@@ -1,6 +1,6 @@
-// The length search (evals/parts/ruler_length.h) against tokenizers whose
+// The length search (evals/benchmarks/ruler/ruler_length.h) against tokenizers whose
 // counts are not additive, on its own and through GenerateRulerSamples.
-#include "evals/parts/ruler_length.h"
+#include "evals/benchmarks/ruler/ruler_length.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "evals/parts/ruler_inputs.h"
-#include "evals/parts/ruler_tasks.h"
+#include "evals/benchmarks/ruler/ruler_inputs.h"
+#include "evals/benchmarks/ruler/ruler_tasks.h"
 #include "tests/support/counting_tokenizer.h"
 #include "tests/test_paths.h"
 

@@ -1,7 +1,7 @@
-// RULER's metrics and post-processing (scorers/ruler_metrics.h). Expected
+// RULER's metrics and post-processing (scorers/ruler/ruler_metrics.h). Expected
 // values were computed with RULER's own functions (scripts/eval/evaluate.py
 // postprocess_pred, scripts/eval/synthetic/constants.py) under CPython 3.11.
-#include "scorers/ruler_metrics.h"
+#include "scorers/ruler/ruler_metrics.h"
 
 #include <gtest/gtest.h>
 

@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "evals/parts/ruler_builders.h"
-#include "evals/parts/ruler_inputs.h"
-#include "evals/parts/ruler_tasks.h"
+#include "evals/benchmarks/ruler/ruler_builders.h"
+#include "evals/benchmarks/ruler/ruler_inputs.h"
+#include "evals/benchmarks/ruler/ruler_tasks.h"
 #include "evals/base/sha256.h"
 #include "tests/test_paths.h"
 

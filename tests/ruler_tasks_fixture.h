@@ -23,9 +23,9 @@
 
 #include "evals/base/np_random.h"
 #include "evals/base/py_random.h"
-#include "evals/parts/ruler_builders.h"
-#include "evals/parts/ruler_inputs.h"
-#include "evals/parts/ruler_tasks.h"
+#include "evals/benchmarks/ruler/ruler_builders.h"
+#include "evals/benchmarks/ruler/ruler_inputs.h"
+#include "evals/benchmarks/ruler/ruler_tasks.h"
 #include "tests/support/counting_tokenizer.h"
 #include "tests/test_paths.h"
 

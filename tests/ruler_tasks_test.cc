@@ -2,7 +2,7 @@
 // GenerateRulerSamples, against RULER's Python generators (how the expected
 // values were made: ruler_tasks_fixture.h). The builders at fixed sizes:
 // ruler_builders_test.cc, ruler_builder_structure_test.cc.
-#include "evals/parts/ruler_tasks.h"
+#include "evals/benchmarks/ruler/ruler_tasks.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 
 #include "evals/base/py_random.h"
 #include "evals/base/sha256.h"
-#include "evals/parts/ruler_inputs.h"
+#include "evals/benchmarks/ruler/ruler_inputs.h"
 #include "tests/ruler_tasks_fixture.h"
 
 namespace evalrun {

@@ -1,10 +1,10 @@
-// fwe's word counts (RulerZipfCount, RulerZeta in evals/parts/ruler_builders.h)
+// fwe's word counts (RulerZipfCount, RulerZeta in evals/benchmarks/ruler/ruler_builders.h)
 // against numpy and scipy.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
-#include "evals/parts/ruler_builders.h"
+#include "evals/benchmarks/ruler/ruler_builders.h"
 
 namespace evalrun {
 namespace {

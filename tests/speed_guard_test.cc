@@ -1,5 +1,5 @@
-// The speed part's load guard (evals/parts/speed_guard.h) and its steps
-// (evals/parts/speed_steps.h) with a fake sender and a planted load: a
+// The speed part's load guard (evals/benchmarks/speed/speed_guard.h) and its steps
+// (evals/benchmarks/speed/speed_steps.h) with a fake sender and a planted load: a
 // disturbed step is repeated, every attempt kept, one still disturbed after
 // the last try marked; conc rounds never have more in flight than asked.
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <chrono>
 #include <thread>
 
-#include "evals/parts/speed_guard.h"
-#include "evals/parts/speed_steps.h"
+#include "evals/benchmarks/speed/speed_guard.h"
+#include "evals/benchmarks/speed/speed_steps.h"
 #include "tests/support/counting_tokenizer.h"
 #include "tests/support/fake_tokenizer.h"
 

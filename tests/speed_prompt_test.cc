@@ -1,10 +1,10 @@
-// The speed part's prompts (evals/parts/speed_prompt.h): cut to exactly the
+// The speed part's prompts (evals/benchmarks/speed/speed_prompt.h): cut to exactly the
 // target by the server's count, bounded, salt first and task last.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "evals/parts/speed_prompt.h"
+#include "evals/benchmarks/speed/speed_prompt.h"
 #include "tests/support/counting_tokenizer.h"
 #include "tests/support/fake_tokenizer.h"
 

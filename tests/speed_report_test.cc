@@ -1,10 +1,10 @@
-// The speed part's cold check on /metrics (evals/parts/speed_run.h) and its
-// "How fast it runs" section (evals/parts/speed_section.h).
+// The speed part's cold check on /metrics (evals/benchmarks/speed/speed_run.h) and its
+// "How fast it runs" section (evals/benchmarks/speed/speed_section.h).
 #include <gtest/gtest.h>
 
-#include "evals/parts/speed_request.h"
-#include "evals/parts/speed_run.h"
-#include "evals/parts/speed_section.h"
+#include "evals/benchmarks/speed/speed_request.h"
+#include "evals/benchmarks/speed/speed_run.h"
+#include "evals/benchmarks/speed/speed_section.h"
 #include "tests/support/markdown_tables.h"
 
 namespace evalrun::testing {

@@ -1,9 +1,9 @@
-// The speed part's statistics (evals/parts/speed_stats.h) and its step
-// plan against the server's limits (evals/parts/speed_plan.h).
+// The speed part's statistics (evals/benchmarks/speed/speed_stats.h) and its step
+// plan against the server's limits (evals/benchmarks/speed/speed_plan.h).
 #include <gtest/gtest.h>
 
-#include "evals/parts/speed_plan.h"
-#include "evals/parts/speed_stats.h"
+#include "evals/benchmarks/speed/speed_plan.h"
+#include "evals/benchmarks/speed/speed_stats.h"
 
 namespace evalrun::testing {
 namespace {

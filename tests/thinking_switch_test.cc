@@ -2,8 +2,8 @@
 // three templates, and the measures of recorded answers.
 #include <gtest/gtest.h>
 
-#include "evals/parts/thinking_measures.h"
-#include "evals/parts/thinking_switch.h"
+#include "evals/benchmarks/thinking/thinking_measures.h"
+#include "evals/benchmarks/thinking/thinking_switch.h"
 #include "tests/support/fake_server.h"
 
 namespace evalrun::testing {

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "evals/base/json_fields.h"
-#include "scorers/probe_divergence.h"
+#include "scorers/probe/probe_divergence.h"
 #include "evals/publish/table_text.h"
 #include "evals/run/verdict.h"
 

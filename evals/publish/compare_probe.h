@@ -1,6 +1,6 @@
-// `evalrun compare` on a probe part (evals/parts/probe.cc, verdict kind
+// `evalrun compare` on a probe part (evals/benchmarks/probe/probe.cc, verdict kind
 // "logprobs"): how far B's next-token distributions moved from A's at the
-// same positions of the same text (scorers/probe_divergence.h for the
+// same positions of the same text (scorers/probe/probe_divergence.h for the
 // math), and whether that is beyond the thresholds.
 //
 // Refused (InvalidInput, exit 1), naming the first difference: two runs of

@@ -1,7 +1,7 @@
 // A part's own section of the report page, after the sections every part
 // shares (the results table, the kinds' tables, the repeat), registered from
 // the part's own files, so that publishing names no part: the speed part's
-// "How fast it runs" is one (evals/parts/speed_section.h).
+// "How fast it runs" is one (evals/benchmarks/speed/speed_section.h).
 //
 //   EVALRUN_REGISTER_PAGE_SECTION(PageSection{.part = "speed", ...});
 //

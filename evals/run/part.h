@@ -1,5 +1,5 @@
 // A part is one benchmark. Each is defined, and registers itself, in one
-// file of evals/parts/ (its PartDefinition, evals/run/part_registry.h: name,
+// file of evals/benchmarks/<name>/ (its PartDefinition, evals/run/part_registry.h: name,
 // card keys, verdict kind, factory); its answer extraction lives in
 // scorers/ and its data manifest in datasets/manifests/.
 //

@@ -5,7 +5,7 @@
 #include <variant>
 
 #include "scorers/noise_floor.h"
-#include "scorers/probe_divergence.h"
+#include "scorers/probe/probe_divergence.h"
 
 namespace evalrun {
 namespace {

@@ -5,7 +5,7 @@
 // difference a comparison of that many items can detect
 // (scorers/noise_floor.h; alpha 0.05, power 0.8); for a probe (logprobs
 // verdicts) the positions whose top token changed and the KLD between the
-// repeats (scorers/probe_divergence.h).
+// repeats (scorers/probe/probe_divergence.h).
 //
 // Thread-safety: a pure function.
 #ifndef EVALRUN_EVALS_RUN_REPEAT_SUMMARY_H_

@@ -34,7 +34,7 @@ struct GenParams {
 };
 
 // A raw completion asking for the next token's logprobs (the probe part,
-// evals/parts/probe.cc): messages[0].content is the prompt text as it is
+// evals/benchmarks/probe/probe.cc): messages[0].content is the prompt text as it is
 // (no chat template), one token is generated at temperature 0, and the
 // server's top `top_logprobs` candidates of that token come back.
 struct LogprobRequest {

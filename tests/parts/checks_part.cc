@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "evals/base/sha256.h"
-#include "evals/parts/prepare_steps.h"
+#include "evals/run/prepare_steps.h"
 #include "evals/publish/kind_view.h"
 #include "evals/run/part.h"
 #include "evals/run/part_registry.h"

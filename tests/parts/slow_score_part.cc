@@ -9,7 +9,7 @@
 #include <string>
 
 #include "evals/base/sha256.h"
-#include "evals/parts/prepare_steps.h"
+#include "evals/run/prepare_steps.h"
 #include "evals/proc/process_runner.h"
 #include "evals/run/part.h"
 #include "evals/run/part_registry.h"

@@ -1,6 +1,6 @@
 #include "tests/support/lcb_fixtures.h"
 
-#include "datasets/lcb_rows.h"
+#include "evals/benchmarks/livecodebench/lcb_rows.h"
 #include "tests/support/run_binary.h"
 
 namespace evalrun::testing {

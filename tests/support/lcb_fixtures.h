@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scorers/lcb_grade.h"
+#include "scorers/livecodebench/lcb_grade.h"
 
 namespace evalrun::testing {
 
