@@ -21,7 +21,7 @@
 //                  busy share n x service / (slots x span) (the card says
 //                  kv_cache per_slot, as the fake server has it: assumed
 //                  shared, 3 answers of 2,000 tokens fit its 8K, not 4), as
-//                  tests/scoring_stage_test.cc measures it (target >= 95 %).
+//                  tests/engine/scoring_stage_test.cc measures it (target >= 95 %).
 #include <algorithm>
 #include <cstdio>
 #include <map>

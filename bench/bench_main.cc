@@ -31,7 +31,7 @@
 #include "bench/tcp_nodelay_shim.h"
 #include "evals/base/build_version.h"
 #include "tests/support/run_binary.h"
-#include "tests/test_paths.h"
+#include "tests/support/test_paths.h"
 
 #ifndef EVALRUN_BENCH_BUILD_TYPE
 #define EVALRUN_BENCH_BUILD_TYPE "unknown"

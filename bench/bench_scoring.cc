@@ -133,7 +133,7 @@ void ScoreIfeval(const IfevalWork& w, const std::vector<std::unique_ptr<const If
                   score_s < 1.0 ? Verdict::kPass : Verdict::kMiss});
   out->push_back({sec, "ifeval: compile 541 prompts / load Punkt + langdetect",
                   Fmt("%.3f s / %.3f s", compile_s, w.load_s), "", Verdict::kInfo});
-  // The parity test's numbers (tests/ifeval_parity_test.cc): a check that
+  // The parity test's numbers (tests/benchmarks/ifeval/ifeval_parity_test.cc): a check that
   // the scored work is the real one.
   out->push_back({sec, "ifeval: prompts followed strict / loose (official: 417 / 431)",
                   Fmt("%lld / %lld", static_cast<long long>(strict_acc.prompt_correct),

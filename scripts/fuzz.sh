@@ -61,7 +61,7 @@ seed() {
     reply_fuzzer)
       # Byte 0 picks the check (0 reply reader, 1 JSON bounds, 2 redaction);
       # for the reader byte 1 says where to split. The hostile server's cases
-      # of tests/http_reply_test.cc and tests/e2e_hostile_server_test.cc.
+      # of tests/engine/http_reply_test.cc and tests/engine/e2e_hostile_server_test.cc.
       local ok='HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}'
       printf '\x00\x10'"$ok" >"$dir/one"
       printf '\x00\x21'"$ok$ok" >"$dir/twice"

@@ -14,7 +14,7 @@
 //    draws 32-bit words and keeps the first (word & mask) <= rng, mask the
 //    smallest 2**k - 1 >= rng; a wider range does the same on 64-bit words,
 //    each made of two 32-bit draws, the first one the high half.
-// Checked against Debian's numpy 1.24.2 (tests/ruler_np_random_test.cc).
+// Checked against Debian's numpy 1.24.2 (tests/benchmarks/ruler/ruler_np_random_test.cc).
 //
 // Preconditions (low < high) are numpy's ValueError; violating one is a bug
 // in the caller and aborts with a message. Thread-compatible value type:

@@ -15,7 +15,7 @@
 #include "evals/base/near_miss.h"
 #include "evals/publish/run_folder.h"
 #include "evals/publish/table_text.h"
-#include "evals/publish/thinking_view.h"
+#include "evals/publish/compare_section.h"
 #include "evals/run/run_files.h"
 
 namespace evalrun {
@@ -256,7 +256,7 @@ Status ComparePart(const std::string& part, const RunFolder& a, const RunFolder&
     EVALRUN_RETURN_IF_ERROR(CompareProbe(part, a, b, sa, sb, noise, opts, out, verdicts, notes));
   else
     EVALRUN_RETURN_IF_ERROR(CompareScoredPart(part, fa, sa, sb, noise, opts, out, verdicts, notes));
-  AddThinkingComparison(part, a.results, b.results, out, notes);
+  AddCompareSection(part, a.results, b.results, out, notes);  // a part's own view (compare_section.h)
   (*out)["tables"] = std::move(tables);
   return Status::Ok();
 }

@@ -13,7 +13,7 @@
 #include "evals/publish/html_text.h"
 #include "evals/publish/section_tables.h"
 #include "evals/publish/table_text.h"
-#include "evals/publish/thinking_view.h"
+#include "evals/publish/compare_section.h"
 #include "scorers/statistics.h"
 
 namespace evalrun {
@@ -194,7 +194,7 @@ void ScoredPartSection(const json& p, std::string* h) {
   *h += "<section id=\"" + Anchor(part) + "\"><h2>" + Esc(part) + " " + VerdictBadge(JsonText(p["verdict"])) +
         NoiseBadge(p) + "</h2><p>Paired on " + E(p["paired"]) + (fraction ? " samples" : " items") + " (" +
         E(p["only_in_a"]) + " only in A, " + E(p["only_in_b"]) + " only in B).</p>";
-  *h += ThinkingCompareHtml(p.value("thinking", json()));
+  *h += CompareSectionHtml(p);
   const std::optional<double> mde = PartMde(p);
   bool headline = true;
   for (const auto& m : p["metrics"]) {
@@ -353,7 +353,7 @@ std::string ComparisonHtml(const json& cmp) {
   h += "<header><h1>" + Esc(title) + "</h1><div class=\"sub\">" + E(cmp["a"]["dir"]) + " → " + E(cmp["b"]["dir"]) +
        "</div></header>\n";
   VerdictSection(cmp, &h);
-  h += ThinkingChangesHtml(cmp);
+  h += CompareSectionsDocHtml(cmp);
   SummarySection(cmp, &h);
   NoiseSection(cmp, &h);
   for (const auto& p : cmp["parts"]) {

@@ -9,7 +9,7 @@
 #include "evals/publish/compare_probe.h"
 #include "evals/publish/section_tables.h"
 #include "evals/publish/table_text.h"
-#include "evals/publish/thinking_view.h"
+#include "evals/publish/compare_section.h"
 #include "scorers/statistics.h"
 
 namespace evalrun {
@@ -312,7 +312,7 @@ void PartSection(const nlohmann::json& p, int max_flips_shown, std::string* o) {
   if (p["kind"] != "section") {  // a part that brings only its own section has no units
     const Headers h = HeadersFor(p);
     PairingLine(p, o);
-    *o += ThinkingCompareMarkdown(p.value("thinking", nlohmann::json()));
+    *o += CompareSectionMarkdown(p);
     GroupTables(p, h, o);
     FlipsSection(p, h, max_flips_shown, o);
   }
@@ -325,7 +325,7 @@ std::string ComparisonMarkdown(const nlohmann::json& cmp, int max_flips_shown) {
   std::string o;
   RunsSection(cmp, &o);
   VerdictSection(cmp, &o);
-  o += ThinkingChangesMarkdown(cmp);
+  o += CompareSectionsDocMarkdown(cmp);
   SummarySection(cmp, &o);
   NoiseSection(cmp, &o);
   SetupSection(cmp, &o);

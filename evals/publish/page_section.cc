@@ -45,17 +45,17 @@ nlohmann::json PageSectionModels(const nlohmann::json& results) {
   return out;
 }
 
-std::string RenderPageSectionsMarkdown(const nlohmann::json& models) {
+std::string RenderPageSectionsMarkdown(const nlohmann::json& models, PagePlace place) {
   std::string o;
   for (const PageSection* s : PageSections())
-    if (s->markdown) o += s->markdown(ModelOf(models, s->part));
+    if (s->place == place && s->markdown) o += s->markdown(ModelOf(models, s->part));
   return o;
 }
 
-std::string RenderPageSectionsHtml(const nlohmann::json& models) {
+std::string RenderPageSectionsHtml(const nlohmann::json& models, PagePlace place) {
   std::string h;
   for (const PageSection* s : PageSections())
-    if (s->html) h += s->html(ModelOf(models, s->part));
+    if (s->place == place && s->html) h += s->html(ModelOf(models, s->part));
   return h;
 }
 

@@ -1,12 +1,12 @@
-// A part's own section of the report page, after the sections every part
-// shares (the results table, the kinds' tables, the repeat), registered from
-// the part's own files, so that publishing names no part: the speed part's
-// "How fast it runs" is one (evals/benchmarks/speed/speed_section.h).
+// A part's own section of the report page, registered from the part's own
+// files, so that publishing names no part: the speed part's "How fast it
+// runs" (evals/benchmarks/speed/speed_section.h) and the thinking part's view
+// (evals/benchmarks/thinking/thinking_view.h).
 //
 //   EVALRUN_REGISTER_PAGE_SECTION(PageSection{.part = "speed", ...});
 //
-// A part with a page section has no row of the results table
-// (`replaces_row`): it has no score to show there.
+// A part whose section `replaces_row` has no row of the results table: it
+// has no score to show there.
 //
 // Thread-safety: registration happens during static initialisation; the
 // lookups are read-only after main starts.
@@ -22,9 +22,15 @@
 
 namespace evalrun {
 
+// Where on the page: with the results (after the kinds' own tables that
+// follow the results table, before the by-length and category tables), or
+// after the repeat's section (before the setup).
+enum class PagePlace { kWithTheResults, kAfterTheRepeat };
+
 struct PageSection {
   std::string part;  // the part whose results.json object it shows
-  // Its place among the page sections (smaller first; then by part name).
+  PagePlace place = PagePlace::kAfterTheRepeat;
+  // Its place among the page sections of its place (smaller first; then by part name).
   int order = 0;
   bool replaces_row = true;
   // The section's model from the whole results.json; null when the run has
@@ -56,9 +62,10 @@ bool PageSectionReplacesRow(std::string_view name);
 // The page sections' models, {part: model}, for the report model.
 nlohmann::json PageSectionModels(const nlohmann::json& results);
 
-// Each page section's Markdown / HTML from the models above, in order.
-std::string RenderPageSectionsMarkdown(const nlohmann::json& models);
-std::string RenderPageSectionsHtml(const nlohmann::json& models);
+// The Markdown / HTML of the page sections at `place`, from the models
+// above, in order.
+std::string RenderPageSectionsMarkdown(const nlohmann::json& models, PagePlace place);
+std::string RenderPageSectionsHtml(const nlohmann::json& models, PagePlace place);
 
 }  // namespace evalrun
 

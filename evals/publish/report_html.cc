@@ -12,7 +12,6 @@
 #include "evals/publish/html_text.h"
 #include "evals/publish/section_tables.h"
 #include "evals/publish/table_text.h"
-#include "evals/publish/thinking_view.h"
 #include "evals/run/part_registry.h"
 
 namespace evalrun {
@@ -455,7 +454,7 @@ std::string RenderReportHtml(const json& m) {
   h += ResultsSection(m);
   h += FailedRequestsHtml(m.value("failures", json::array()));  // evals/publish/failed_requests.h
   h += ProbeSection(m);
-  h += ThinkingReportHtml(m.value("thinking", json()));
+  h += RenderPageSectionsHtml(m.value("page_sections", json()), PagePlace::kWithTheResults);
   h += ByLengthSection(m);
   h += CategoriesSection(m);
   // The tables a kind's or a part's section brings (kind_view.h).
@@ -464,7 +463,7 @@ std::string RenderReportHtml(const json& m) {
   for (const auto& f : m.value("fragments", json::array()))
     if (!JsonText(f["html"]).empty()) h += "<section>" + JsonText(f["html"]) + "</section>\n";
   h += RepeatSection(m);
-  h += RenderPageSectionsHtml(m.value("page_sections", json()));  // evals/publish/page_section.h
+  h += RenderPageSectionsHtml(m.value("page_sections", json()), PagePlace::kAfterTheRepeat);  // evals/publish/page_section.h
   h += SetupSection(m);
   h += SamplesSection(m);
   h += "<footer>Written by evalrun report from results.json and the samples of this run folder.</footer>\n";

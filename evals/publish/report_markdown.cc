@@ -8,7 +8,6 @@
 #include "evals/publish/page_section.h"
 #include "evals/publish/section_tables.h"
 #include "evals/publish/table_text.h"
-#include "evals/publish/thinking_view.h"
 
 namespace evalrun {
 namespace {
@@ -195,14 +194,14 @@ std::string RenderReportMarkdown(const json& m) {
   o += FailedRequestsMarkdown(m.value("failures", json::array()));  // evals/publish/failed_requests.h
   InstructionTable(m, &o);
   ProbeTable(m, &o);
-  o += ThinkingReportMarkdown(m.value("thinking", json()));
+  o += RenderPageSectionsMarkdown(m.value("page_sections", json()), PagePlace::kWithTheResults);
   ByLengthTable(m, &o);
   CategoryTables(m, &o);
   // The tables a kind's or a part's section brings (kind_view.h).
   o += SectionTablesMarkdown(m.value("tables", json::array()));
   for (const auto& f : m.value("fragments", json::array())) o += JsonText(f["markdown"]);
   RepeatSection(m, &o);
-  o += RenderPageSectionsMarkdown(m.value("page_sections", json()));  // evals/publish/page_section.h
+  o += RenderPageSectionsMarkdown(m.value("page_sections", json()), PagePlace::kAfterTheRepeat);  // evals/publish/page_section.h
   SetupSection(m, &o);
   o += MarkdownNotes(m["notes"]);
   return o;

@@ -327,7 +327,6 @@ Status BuildReportModel(const std::string& run_dir, int max_text_chars, json* mo
   EVALRUN_RETURN_IF_ERROR(AddParts(run, max_text_chars, &m, &notes));
   m["setup"] = SetupRows(run);
   m["load"] = LoadModel(run.results);
-  m["thinking"] = JsonAt(run.results, {"parts", "thinking"});  // the thinking part's view (thinking_view.h)
   m["page_sections"] = PageSectionModels(run.results);  // evals/publish/page_section.h
   m["notes"] = notes;
   m["max_text_chars"] = max_text_chars;

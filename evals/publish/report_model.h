@@ -27,8 +27,8 @@
 //   setup: [[field, text]], noise: {text, details} or null, notes,
 //   repeats: [{part, pairs, flips, flip_rate (%), mde (pp) or null,
 //              mde_below (pp) or null, text, formula}] (a --repeat 2 run) or null,
-//   thinking: results.json's parts.thinking as it is, or null (rendered by
-//             evals/publish/thinking_view.h),
+//   page_sections: {part: model} of each registered page section
+//             (page_section.h; null where the run has none of it),
 //   samples: [{part, id, category, verdict, gold, extracted, response, ...}]
 //            (each part's by id, numbers in ids by value: ".../4096/0" before
 //            ".../32768/0"),

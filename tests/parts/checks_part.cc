@@ -8,7 +8,7 @@
 // check) and its report section (a table of pass rates by check).
 //
 // Adding it changed no file of evals/publish (nor of evals/run or
-// evals/kinds): that is what tests/e2e_checks_kind_test.cc shows by running
+// evals/kinds): that is what tests/engine/e2e_checks_kind_test.cc shows by running
 // it through run, report and compare. The test cannot ask git; the design
 // makes it true: the registries (evals/run/verdict_kind.h,
 // evals/publish/kind_view.h) are all that evalrun asks.

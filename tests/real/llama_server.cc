@@ -14,7 +14,7 @@
 
 #include "evals/server/http.h"
 #include "tests/support/run_binary.h"
-#include "tests/test_paths.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 

@@ -12,7 +12,7 @@
 
 #include "evals/base/jsonl.h"
 #include "tests/support/run_binary.h"
-#include "tests/test_paths.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 

@@ -1,6 +1,6 @@
 // Finds the function definitions in C++ source text and how many lines each
 // spans, for the test that keeps every function in evals/, scorers/ and
-// datasets/ to a screen (tests/function_length_test.cc). Tests only.
+// datasets/ to a screen (tests/engine/function_length_test.cc). Tests only.
 //
 // A brace matcher, not a parser: it skips comments, string and character
 // literals (raw strings too), digit separators and preprocessor lines, and

@@ -68,7 +68,7 @@ Status LoadGpqa(const std::string& zip_path, const std::string& member, const st
 // without modulo bias) permutes {0, 1, 2, 3}. No std::shuffle or std::
 // distribution, whose outputs differ between standard libraries. Changing any
 // of this changes every published letter: the golden values in
-// tests/gpqa_data_test.cc pin it. Pure function: thread-safe.
+// tests/benchmarks/gpqa/gpqa_data_test.cc pin it. Pure function: thread-safe.
 std::array<int, 4> GpqaChoiceOrder(uint64_t seed, std::string_view record_id);
 
 // The letter ('A'..'D') under which the correct answer (index 0) is shown.

@@ -76,7 +76,7 @@ double RulerZeta(double alpha);
 // int(num_words * k**-alpha / zeta) for rank k >= 1, as a count of copies
 // ([w] * count is empty for a count <= 0). The C library's pow: numpy's
 // k**-2.0 may be 1 ulp off it (SVML), which leaves the truncated counts
-// unchanged (tests/ruler_zipf_test.cc).
+// unchanged (tests/benchmarks/ruler/ruler_zipf_test.cc).
 int64_t RulerZipfCount(int64_t num_words, int rank, double alpha, double zeta);
 
 // Helpers shared by the builders.

@@ -22,7 +22,7 @@
 //    of the scripts is Tokenizer::CountChat(x): the whole text (input +
 //    answer prefix) as the one user message after the server's chat
 //    template, which is how the reference run counted (tests/fixtures/ruler/
-//    README.md). tests/ruler_nvidia_test.cc replays NVIDIA's own runs (niah,
+//    README.md). tests/benchmarks/ruler/ruler_nvidia_test.cc replays NVIDIA's own runs (niah,
 //    vt, cwe, fwe at 2,048 and 4,096). qa.py has the same shape (estimate and
 //    search on question 0, incremental 10 documents) and is generated the
 //    same way, unchecked: SQuAD and HotpotQA are not available here.
