@@ -1,6 +1,6 @@
 // IFEval (google-research instruction_following_eval): each prompt is one
 // user message; the verdicts are those of the official checker (strict and
-// loose, evaluation_lib.py), ported in scorers/ifeval_*.
+// loose, evaluation_lib.py), ported in scorers/ifeval/.
 #include <dirent.h>
 
 #include <map>
