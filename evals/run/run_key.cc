@@ -90,21 +90,32 @@ nlohmann::json KeptRunKey(const nlohmann::json& old_key, nlohmann::json run_key)
   return run_key;
 }
 
+// What each part of this run records in run.json: its effective request
+// settings (the card's defaults with the part's own keys over them) and,
+// where it runs model-written code, its sandbox level and interpreter. A
+// part recorded before (a resumed job's) keeps its record; true when any
+// part was added.
+bool RecordParts(const Job& job, nlohmann::json* run_json) {
+  nlohmann::json& requests = (*run_json)["part_requests"];
+  if (!requests.is_object()) requests = nlohmann::json::object();
+  bool added = false;
+  for (const auto* list : {&job.parts, &job.procedures})
+    for (const PartRun& r : *list) {
+      if (requests.contains(r.name)) continue;
+      requests[r.name] = r.request.ToJson();
+      if (r.prepared.info.contains("sandbox")) (*run_json)["sandbox"][r.name] = r.prepared.info["sandbox"];
+      added = true;
+    }
+  return added;
+}
+
 // A resumed job's run.json as it was, but where this run adds parts: their
-// datasets join its run key and their request settings its part_requests,
-// so that a later resume checks them too.
+// datasets join its run key and their records its part_requests (and
+// sandbox), so that a later resume checks them too.
 StepExit ExtendRunJson(Job* job, const nlohmann::json& run_key, nlohmann::json run_json, FILE* err) {
   const nlohmann::json kept = KeptRunKey(run_json.value("run_key", nlohmann::json()), run_key);
-  bool added = kept != run_json.value("run_key", nlohmann::json());
-  if (!run_json.contains("part_requests") || !run_json["part_requests"].is_object())
-    run_json["part_requests"] = nlohmann::json::object();
-  for (const auto* list : {&job->parts, &job->procedures})
-    for (const PartRun& r : *list)
-      if (!run_json["part_requests"].contains(r.name)) {
-        run_json["part_requests"][r.name] = r.request.ToJson();
-        added = true;
-      }
-  if (added) {
+  const bool parts_added = RecordParts(*job, &run_json);
+  if (parts_added || kept != run_json.value("run_key", nlohmann::json())) {
     run_json["run_key"] = kept;
     Status st = WriteFileAtomically(job->dir.path() + "/run.json", run_json.dump(2) + "\n");
     if (!st.ok()) return Stop(err, st, kExitBadInput);
@@ -193,25 +204,16 @@ StepExit OpenRun(Job* job, const Server& server, FILE* err) {
   nlohmann::json run_json;
   if (job->resuming) {
     if (StepExit e = CheckResume(*job, run_key, &run_json, err)) return e;
-  } else {
-    run_json["card"] = ParseJsonOrDiscarded(card.text);
-    run_json["card_path"] = card.path;
-    run_json["card_sha256"] = card.sha256;
-    run_json["evalrun"] = {{"version", EvalrunVersion()}, {"git_sha", EvalrunGitSha()}};
-    run_json["host"] = HostInfo();
-    run_json["started_utc"] = UtcNow();
+    return ExtendRunJson(job, run_key, run_json, err);
   }
-  if (job->resuming) return ExtendRunJson(job, run_key, run_json, err);
+  run_json["card"] = ParseJsonOrDiscarded(card.text);
+  run_json["card_path"] = card.path;
+  run_json["card_sha256"] = card.sha256;
+  run_json["evalrun"] = {{"version", EvalrunVersion()}, {"git_sha", EvalrunGitSha()}};
+  run_json["host"] = HostInfo();
+  run_json["started_utc"] = UtcNow();
   run_json["run_key"] = run_key;
-  // Each part's effective request settings (the card's defaults with the
-  // part's own keys over them).
-  nlohmann::json requests = nlohmann::json::object();
-  for (const auto* list : {&job->parts, &job->procedures})
-    for (const PartRun& r : *list) requests[r.name] = r.request.ToJson();
-  run_json["part_requests"] = requests;
-  // Where a part runs model-written code: its sandbox level and interpreter.
-  for (const PartRun& r : job->parts)
-    if (r.prepared.info.contains("sandbox")) run_json["sandbox"][r.name] = r.prepared.info["sandbox"];
+  RecordParts(*job, &run_json);
   run_json["server"] = server.props.ToJson();
   run_json["server"]["base_url"] = card.server.base_url;
   run_json["slots"] = server.slots;
