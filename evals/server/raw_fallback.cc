@@ -70,9 +70,9 @@ Status ParseRawCompletionReply(std::string_view body, const std::string& prompt_
   return Status::Ok();
 }
 
-Status ApplyTemplate(HttpTransport* transport, const Prompt& prompt, const std::string& model, double timeout_s,
+Status ApplyTemplate(HttpTransport* transport, const std::string& chat_body, double timeout_s,
                      std::string* prompt_text, int* http_status) {
-  HttpResponse t = transport->Post("/apply-template", ChatRequestBody(prompt, model), timeout_s);
+  HttpResponse t = transport->Post("/apply-template", chat_body, timeout_s);
   if (http_status) *http_status = t.status;
   return !t.transport_ok() ? Status::Unavailable(t.error)
          : t.status != 200  ? Status::ServerError("HTTP " + std::to_string(t.status) + ": " + ErrorMessageOf(t.body))
@@ -83,7 +83,7 @@ RawFallbackResult AskRawText(HttpTransport* transport, const Prompt& prompt, con
                              double timeout_s) {
   RawFallbackResult r;
   std::string prompt_text;
-  Status st = ApplyTemplate(transport, prompt, model, timeout_s, &prompt_text, &r.http_status);
+  Status st = ApplyTemplate(transport, ChatRequestBody(prompt, model), timeout_s, &prompt_text, &r.http_status);
   if (!st.ok()) {
     r.error = Redact("raw fallback: POST /apply-template: " + st.message());
     return r;

@@ -64,9 +64,10 @@ void TakeRawCompletionTotals(const nlohmann::json& reply, Completion* out);
 // tokens_predicted as the token counts, timings.
 Status ParseRawCompletionReply(std::string_view body, const std::string& prompt_text, Completion* out);
 
-// POST /apply-template with the chat request's body: the prompt text.
-// Unavailable (no reply) or ServerError (an error status, a bad body).
-Status ApplyTemplate(HttpTransport* transport, const Prompt& prompt, const std::string& model, double timeout_s,
+// POST /apply-template with the chat request's body (ChatRequestBody,
+// openai_wire.h): the prompt text. Unavailable (no reply) or ServerError
+// (an error status, a bad body).
+Status ApplyTemplate(HttpTransport* transport, const std::string& chat_body, double timeout_s,
                      std::string* prompt_text, int* http_status = nullptr);
 
 // What the fallback got.

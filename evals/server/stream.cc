@@ -267,7 +267,8 @@ StreamedReply StreamingChat::Send(const Prompt& prompt, const nlohmann::json* ex
 StreamedReply StreamingChat::SendRaw(const Prompt& prompt, const nlohmann::json* extra, double timeout_s,
                                      CancelToken* cancel) {
   std::string text;
-  Status st = ApplyTemplate(transport_.get(), prompt, server_.model, timeout_s, &text);
+  std::string template_body = ChatRequestBody(prompt, server_.model);
+  Status st = ApplyTemplate(transport_.get(), template_body, timeout_s, &text);
   if (!st.ok()) {
     StreamedReply out;
     out.raw_route = true;
@@ -277,7 +278,7 @@ StreamedReply StreamingChat::SendRaw(const Prompt& prompt, const nlohmann::json*
   }
   StreamedReply out = Exchange("/completion", StreamedBody(RawCompletionBody(prompt, text), false, extra), true,
                                TemplateOpensThink(text), timeout_s, cancel);
-  out.sent_before.push_back({"/apply-template", ChatRequestBody(prompt, server_.model), false});
+  out.sent_before.push_back({"/apply-template", std::move(template_body), false});
   return out;
 }
 
