@@ -181,6 +181,22 @@ def send_chain(host, port, chain, timeout_s):
     return out
 
 
+def take_event(out, ev, events, at_s):
+    """One SSE data line of a replayed reply, `at_s` after the request was sent."""
+    if out["ttft_s"] is None and is_token_event(ev):
+        out["ttft_s"] = at_s
+    if out["text_s"] is None and has_text(ev):
+        out["text_s"] = at_s
+    if ev == b"[DONE]":
+        out["done_s"] = at_s
+    elif ev.startswith(b"{"):
+        events.append(ev)
+        if out["done_s"] is None and (b'"stop":true' in ev or b'"stop": true' in ev):
+            out["done_s"] = at_s  # /completion's last event
+        if b'"error"' in ev[:20] and out["error"] is None:
+            out["error"] = ev.decode("utf-8", "replace")[:300]
+
+
 def stream_one(host, port, req, timeout_s):
     """One request on a fresh connection (opened before the clock starts)."""
     body = req["body"].encode("utf-8")
@@ -196,48 +212,29 @@ def stream_one(host, port, req, timeout_s):
     try:
         t0 = clock()
         sock.sendall(head + body)
-        raw, headers_done, chunked, dechunk = b"", False, False, Chunked()
-        pending, events = b"", []
-        while True:
+        split, reply_head, pending, events, ended = HttpSplitter(), b"", b"", [], False
+        while not ended:  # the reply's end by its framing (chunked or Content-Length), else the close
             data = sock.recv(65536)
             now = clock()
             if not data:
                 break
             if out["first_byte_s"] is None:
                 out["first_byte_s"] = (now - t0) / 1e9
-            if not headers_done:
-                raw += data
-                end = raw.find(b"\r\n\r\n")
-                if end < 0:
-                    continue
-                status_line, _, hdrs = raw[:end].partition(b"\r\n")
-                out["http_status"] = int(status_line.split()[1])
-                chunked = b"transfer-encoding: chunked" in hdrs.lower()
-                data, headers_done = raw[end + 4:], True
-            payload = dechunk.feed(data) if chunked else data
-            pending += payload
-            *lines, pending = pending.split(b"\n")
-            for line in lines:
-                line = line.rstrip(b"\r")
-                if not line.startswith(b"data:"):
-                    continue
-                ev = line[5:].lstrip()
-                if out["ttft_s"] is None and is_token_event(ev):
-                    out["ttft_s"] = (now - t0) / 1e9
-                if out["text_s"] is None and has_text(ev):
-                    out["text_s"] = (now - t0) / 1e9
-                if ev == b"[DONE]":
-                    out["done_s"] = (now - t0) / 1e9
-                elif ev.startswith(b"{"):
-                    events.append(ev)
-                    if out["done_s"] is None and (b'"stop":true' in ev or b'"stop": true' in ev):
-                        out["done_s"] = (now - t0) / 1e9  # /completion's last event
-                    if b'"error"' in ev[:20] and out["error"] is None:
-                        out["error"] = ev.decode("utf-8", "replace")[:300]
-            if chunked and dechunk.done:
-                break
+            for kind, value in split.feed(data):
+                if kind == "head":
+                    reply_head = value
+                    out["http_status"] = int(value.split()[1])
+                elif kind == "body":
+                    pending += value
+                    *lines, pending = pending.split(b"\n")
+                    for line in lines:
+                        line = line.rstrip(b"\r")
+                        if line.startswith(b"data:"):
+                            take_event(out, line[5:].lstrip(), events, (now - t0) / 1e9)
+                else:
+                    ended = True
         if out["http_status"] != 200 and out["error"] is None:
-            out["error"] = (pending or raw).decode("utf-8", "replace")[:300]
+            out["error"] = (pending or reply_head).decode("utf-8", "replace")[:300]
         out["prompt_n"], out["prompt_ms"] = final_timings(events)
     except OSError as e:
         out["error"] = f"{type(e).__name__}: {e}"
