@@ -15,7 +15,7 @@ namespace evalrun::fetch_internal {
 // Sources, parsed from the manifest entries.
 
 Status ParseSource(const Manifest& m, const ManifestFile& f, FetchSource* out) {
-  const std::string where = "datasets/manifests/" + m.name + ".json";
+  const std::string where = ManifestWhere(m);
   const std::string path = "files[" + f.path + "].source";
   if (!f.raw.contains("source"))
     return Status::InvalidInput(where + ": " + f.path + ": no \"source\": evalrun cannot fetch it");
@@ -79,7 +79,7 @@ Status ResolveTargets(const std::vector<Manifest>& manifests, const std::vector<
     const Manifest* m = nullptr;
     for (const auto& x : manifests)
       if (x.name == name) m = &x;
-    if (m == nullptr) return Status::InvalidInput("datasets/manifests: \"needs\" names unknown dataset \"" + name + "\"");
+    if (m == nullptr) return Status::InvalidInput("the manifests: \"needs\" names unknown dataset \"" + name + "\"");
     if (!visiting->insert(name).second) return Status::Ok();
     for (const auto& f : m->files)
       if (!f.optional) add(*m, f);

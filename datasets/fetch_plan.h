@@ -32,7 +32,7 @@ struct FetchSource {
 };
 
 // Parses f's "source" (f is one of m's files) into *out. Fails with
-// InvalidInput naming datasets/manifests/<m.name>.json, the file and the
+// InvalidInput naming the manifest (ManifestWhere), the file and the
 // field: no "source", an unknown or mistyped field, a url that is not
 // http(s), page_rows outside 1..100, a paged source without "rows".
 Status ParseSource(const Manifest& m, const ManifestFile& f, FetchSource* out);

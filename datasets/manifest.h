@@ -1,5 +1,6 @@
-// Dataset manifests (datasets/manifests/*.json, compiled into the binary):
-// for each benchmark the files evalrun reads, their sha256, row counts,
+// Dataset manifests (compiled into the binary): a benchmark's in its folder
+// (evals/benchmarks/<name>/*.json), shared ones in datasets/manifests/; for
+// each dataset the files evalrun reads, their sha256, row counts,
 // licence and source. Third-party data itself is never committed: users get
 // it with `evalrun datasets fetch`, and every run checks it here.
 //
@@ -30,12 +31,18 @@ struct ManifestFile {
 
 struct Manifest {
   std::string name;      // "mmlu-pro"
+  // The file it was read from, in messages ("evals/benchmarks/mmlupro/mmlu-pro.json");
+  // empty for one built in memory (tests): then "manifest <name>".
+  std::string source_file;
   std::string title, licence, homepage;
   std::vector<ManifestFile> files;
   nlohmann::json raw;
 };
 
-// All manifests, parsed once (thread-safe).
+// "the manifest evals/benchmarks/mmlupro/mmlu-pro.json" / "manifest mmlu-pro".
+std::string ManifestWhere(const Manifest& m);
+
+// All manifests by name, parsed once (thread-safe).
 const std::vector<Manifest>& AllManifests();
 const Manifest* FindManifest(const std::string& name);
 const ManifestFile* FindManifestFile(const std::string& rel_path);

@@ -19,6 +19,7 @@
 #include "evals/base/build_version.h"
 #include "evals/base/cancel.h"
 #include "evals/base/comma_list.h"
+#include "evals/benchmarks/table_list.h"
 #include "evals/publish/compare.h"
 #include "evals/publish/merge.h"
 #include "evals/publish/report.h"
@@ -144,8 +145,9 @@ constexpr const char* kRunExamples = R"(
 Examples:
   evalrun --card cards/local.json
   evalrun run --card cards/local.json                # the same: "run" names the default command
-  evalrun --card cards/clover-q4_0.json --parts ruler
-  evalrun --card cards/local.json --parts mmlupro --limit 20 --job smoke
+  evalrun --list                                     # the benchmarks: parts, data, scorers
+  evalrun --card cards/clover-q4_0.json --parts <part>
+  evalrun --card cards/local.json --parts <part> --limit 20 --job smoke
   evalrun --card cards/local.json --job smoke        # continues job "smoke"
   evalrun --card cards/local.json --shard 2/4 --job big-2   # shard 2 of 4; see evalrun merge --help
 
@@ -156,9 +158,9 @@ could not be written (disk full; answers on disk kept), 130 interrupted.
 
 constexpr const char* kScoreExamples = R"(
 Examples:
-  evalrun score --card cards/local.json --part mmlupro --responses answers.jsonl
-  evalrun score --card cards/local.json --part ifeval --responses official.jsonl \
-                --input input_data.jsonl
+  evalrun score --card cards/local.json --part <part> --responses answers.jsonl
+  evalrun score --card cards/local.json --part <part> --responses official.jsonl \
+                --input input_data.jsonl           # the dataset file they were made from
 
 Responses are JSON lines: {"id": <question id>, "response": "...",
 "finish_reason": "stop"|"length" (optional), "reasoning": "..." (optional)}.
@@ -167,13 +169,13 @@ Responses are JSON lines: {"id": <question id>, "response": "...",
 constexpr const char* kCompareExamples = R"(
 Examples:
   evalrun compare runs/qwen3-b5000 runs/qwen3-b5100
-  evalrun compare runs/old runs/new --parts mmlupro,gpqa --min-delta 1
+  evalrun compare runs/old runs/new --parts <part>,<part> --min-delta 1
   evalrun compare runs/old runs/new --json > compare.json
   evalrun compare runs/old runs/new --noise runs/old runs/old/repeat-2
   evalrun compare runs/old runs/new --noise runs/old runs/old/repeat-2 --html compare.html
 
-Answers are paired by question id, part by part. For each part, category,
-RULER task/length and IFEval instruction: the scores of A and B, delta B - A,
+Answers are paired by question id, part by part. For each part and each of
+its groups (category; a part's own, e.g. task @ length): the scores of A and B, delta B - A,
 the discordant pairs, the exact McNemar p-value, a paired-bootstrap 95 %
 interval (2000 resamples, seed 12345) and the questions that flipped. Runs on
 different question sets are compared on the ids both answered.
@@ -184,16 +186,16 @@ MDE = (z_{1-alpha/2} + z_{0.8}) * sqrt(d / n), d = the A/A flip rate, n = the
 items compared (alpha 0.05: 2.8016 * sqrt(d / n)); a headline difference below
 it is labelled "within noise". No flips: the floor is below 1/n.
 
-A probe part (logprobs) is compared position by position: KLD(A||B) over the
-union of both top-K sets with each side's remaining mass as one bucket
+A part of the logprobs kind is compared position by position: KLD(A||B) over
+the union of both top-K sets with each side's remaining mass as one bucket
 ("rest"), top-1 agreement, |delta logprob| of A's top token, and the worst
 positions; a regression when a threshold is exceeded:
-  evalrun compare runs/b10470 runs/b10480 --parts probe --max-kld-p99 0.001 --min-top1 0.99
+  evalrun compare runs/b10470 runs/b10480 --parts <part> --max-kld-p99 0.001 --min-top1 0.99
 
 Exit codes: 0 no significant regression; 4 a significant regression (B below
 A in a part's headline score with p < alpha and |delta| >= --min-delta, or a
-probe threshold exceeded); 1 bad input (missing folder, not a run, unreadable
-file, probe runs of different texts, positions or tokenizations).
+logprobs threshold exceeded); 1 bad input (missing folder, not a run,
+unreadable file, logprobs runs of different texts, positions or tokenizations).
 )";
 
 constexpr const char* kReportExamples = R"(
@@ -229,12 +231,12 @@ Exit codes: 0 merged, 1 bad input (nothing written).
 constexpr const char* kDatasetsExamples = R"(
 Examples:
   evalrun datasets fetch                      # every benchmark's required files
-  evalrun datasets fetch mmlu-pro ifeval      # ifeval also brings punkt-english, langdetect
-  evalrun datasets fetch ruler-qa             # optional: SQuAD v2 + HotpotQA dev (RULER qa_1, qa_2)
+  evalrun datasets fetch <benchmark>          # its datasets (evalrun --list), and what they need
+  evalrun datasets fetch <dataset> <group>    # a dataset, an optional group (evalrun datasets list)
   evalrun datasets fetch --mirror http://mirror.lan/evalrun-data
   evalrun datasets list --data-dir /data/evalrun
 
-Files are checked against the sha256 in datasets/manifests/ before they are
+Files are checked against the sha256 in their manifests before they are
 installed; a file that fails is kept as <file>.bad. Interrupted downloads
 resume (<file>.part). HF_TOKEN, if set, is sent to huggingface.co only.
 A mirror serves each file at <mirror>/<path> (the paths `datasets list`
@@ -244,8 +246,17 @@ Exit codes: 0 ok, 1 unknown name, local I/O error or a file that failed its
 check, 2 a source could not be downloaded (run again to resume).
 )";
 
+constexpr const char* kUnsafeExecHelp =
+    "where no sandbox level isolates (no bubblewrap, user namespaces or seccomp filter), run model-written code "
+    "(a part of the code kind) with resource limits alone, in a process group of its own; recorded in results.json "
+    "(sandbox.level \"rlimits\")";
+constexpr const char* kSandboxHelp =
+    "the weakest sandbox level accepted for model-written code (a part of the code kind): namespaces, unshare, "
+    "seccomp or rlimits; below it evalrun refuses before any request (default: the card's parts.<part>.sandbox, "
+    "else any level that isolates)";
+
 // The default command's options (`evalrun [run] --card ...`).
-void AddRunOptions(CLI::App& app, RunOptions* run, std::string* parts) {
+void AddRunOptions(CLI::App& app, RunOptions* run, std::string* parts, bool* list) {
   app.add_option("--card", run->card_path, "the card (JSON) describing the setup; see cards/README.md")
       ->check(CLI::ExistingFile);
   std::string known;
@@ -261,13 +272,15 @@ void AddRunOptions(CLI::App& app, RunOptions* run, std::string* parts) {
                  "between the repeats (default: the card's repeat, 1)")
       ->check(CLI::Range(1, 2));
   app.add_flag("--unsafe-exec", run->unsafe_exec,
-               "where no sandbox level isolates (no bubblewrap, user namespaces or seccomp filter), run model-written code (LiveCodeBench) with resource limits alone, in a process group of its own; recorded in results.json (sandbox.level \"rlimits\")");
-  app.add_option("--sandbox", run->sandbox_min, "the weakest sandbox level accepted for model-written code (LiveCodeBench): namespaces, unshare, seccomp or rlimits; below it evalrun refuses before any request (default: the card's parts.livecodebench.sandbox, else any level that isolates)")
+               kUnsafeExecHelp);
+  app.add_option("--sandbox", run->sandbox_min, kSandboxHelp)
       ->check(CLI::IsMember({"namespaces", "unshare", "seccomp", "rlimits"}));
   app.add_flag("--force-resume", run->force_resume, "resume a job even though its card, data or server changed");
   app.add_option("--shard", run->shard,
                  "I/N: ask only shard I (1-based) of N of every part's selection, by a hash of the run key and "
                  "the question id; join the N job folders with `evalrun merge`");
+  // Last: a near miss between two options goes to the one declared first (--limt: --limit).
+  app.add_flag("--list", *list, "print the benchmark table: each benchmark's parts, data, scorer and page");
 }
 
 CLI::App* AddScoreCommand(CLI::App& app, ScoreOptions* score) {
@@ -284,8 +297,8 @@ CLI::App* AddScoreCommand(CLI::App& app, ScoreOptions* score) {
   sc->add_option("--out", score->out_dir, "output folder (default: runs)");
   sc->add_option("--data-dir", score->data_dir, "dataset folder");
   sc->add_flag("--unsafe-exec", score->unsafe_exec,
-               "where no sandbox level isolates (no bubblewrap, user namespaces or seccomp filter), run model-written code (LiveCodeBench) with resource limits alone, in a process group of its own; recorded in results.json (sandbox.level \"rlimits\")");
-  sc->add_option("--sandbox", score->sandbox_min, "the weakest sandbox level accepted for model-written code (LiveCodeBench): namespaces, unshare, seccomp or rlimits; below it evalrun refuses before any request (default: the card's parts.livecodebench.sandbox, else any level that isolates)")
+               kUnsafeExecHelp);
+  sc->add_option("--sandbox", score->sandbox_min, kSandboxHelp)
       ->check(CLI::IsMember({"namespaces", "unshare", "seccomp", "rlimits"}));
   return sc;
 }
@@ -328,16 +341,16 @@ CLI::App* AddCompareCommand(CLI::App& app, CompareFlags* f) {
       ->expected(2);
   cm->add_flag("--json", f->cmp.json, "print JSON (schema evalrun.compare/1, docs/results-schema.md) instead of Markdown");
   cm->add_option("--html", f->cmp.html_path,
-                 "also write the comparison as one self-contained HTML page (charts of the deltas and of the probe's "
-                 "per-position KLD, the flipped items, the noise floor) to this file");
-  cm->add_option("--max-kld-mean", f->max_kld_mean, "probe: a regression when the mean KLD(A||B) is above this "
-                                                    "(default: the card's parts.probe.max_kld_mean)")
+                 "also write the comparison as one self-contained HTML page (charts of the deltas and of a logprobs "
+                 "part's per-position KLD, the flipped items, the noise floor) to this file");
+  cm->add_option("--max-kld-mean", f->max_kld_mean, "logprobs parts: a regression when the mean KLD(A||B) is above "
+                                                    "this (default: the card's parts.<part>.max_kld_mean)")
       ->check(NumberIn(0.0, 1e9, "[0, 1e9]"));
-  cm->add_option("--max-kld-p99", f->max_kld_p99, "probe: a regression when the 99th percentile of KLD(A||B) is "
-                                                  "above this (default: the card's parts.probe.max_kld_p99)")
+  cm->add_option("--max-kld-p99", f->max_kld_p99, "logprobs parts: a regression when the 99th percentile of KLD(A||B) "
+                                                  "is above this (default: the card's parts.<part>.max_kld_p99)")
       ->check(NumberIn(0.0, 1e9, "[0, 1e9]"));
-  cm->add_option("--min-top1", f->min_top1, "probe: a regression when the share of positions with the same top "
-                                            "token is below this, 0..1 (default: the card's parts.probe.min_top1)")
+  cm->add_option("--min-top1", f->min_top1, "logprobs parts: a regression when the share of positions with the "
+                                            "same top token is below this, 0..1 (default: the card's parts.<part>.min_top1)")
       ->check(NumberIn(0.0, 1.0, "[0, 1]"));
   return cm;
 }
@@ -368,9 +381,11 @@ std::pair<CLI::App*, CLI::App*> AddDatasetsCommands(CLI::App& app, FetchOptions*
   ds->require_subcommand(1);
   CLI::App* dfetch = ds->add_subcommand("fetch", "download datasets from their public sources, checked by sha256");
   dfetch->footer(kDatasetsExamples);
+  std::string datasets;
+  for (const Manifest& m : AllManifests()) datasets += (datasets.empty() ? "" : ", ") + m.name;
   dfetch->add_option("names", fetch->names,
-                     "what to fetch (default: every required file): mmlu-pro, gpqa, ifeval, ruler, "
-                     "punkt-english, langdetect; optional groups ruler-qa, ruler-english-words; a file path; all");
+                     "what to fetch (default: every required file): a benchmark (its datasets, evalrun --list); a "
+                     "dataset: " + datasets + "; an optional group (evalrun datasets list); a file path; all");
   dfetch->add_option("--data-dir", fetch->data_dir,
                      "dataset folder (default: $EVALRUN_DATA, else $XDG_DATA_HOME/evalrun, else ~/.local/share/evalrun)");
   dfetch->add_option("--mirror", fetch->mirror,
@@ -379,6 +394,19 @@ std::pair<CLI::App*, CLI::App*> AddDatasetsCommands(CLI::App& app, FetchOptions*
   CLI::App* dlist = ds->add_subcommand("list", "show every dataset file: ok, missing, corrupt or partial, and its size");
   dlist->add_option("--data-dir", list->data_dir, "dataset folder (default: as for fetch)");
   return {dfetch, dlist};
+}
+
+// `datasets fetch` with each benchmark named replaced by its datasets.
+int FetchNamed(FetchOptions fetch) {
+  const std::vector<std::string> asked = fetch.names;
+  fetch.names = BenchmarkDatasets(asked);
+  if (!asked.empty() && fetch.names.empty()) {
+    std::string names;
+    for (const std::string& n : asked) names += (names.empty() ? "" : ", ") + n;
+    std::fprintf(stdout, "nothing to fetch: %s reads no dataset (evalrun --list)\n", names.c_str());
+    return kExitOk;
+  }
+  return DatasetsFetch(fetch, stdout, stderr);
 }
 
 // Parses the command line into the options `app` was given; an exit code
@@ -413,7 +441,8 @@ int RunCli(int argc, char** argv) {
   app.set_version_flag("--version", std::string(EvalrunVersion()) + " (" + EvalrunGitSha() + ")");
   RunOptions run;
   std::string parts;
-  AddRunOptions(app, &run, &parts);
+  bool list_benchmarks = false;
+  AddRunOptions(app, &run, &parts, &list_benchmarks);
   ScoreOptions score;
   CLI::App* sc = AddScoreCommand(app, &score);
   CompareFlags cmp;
@@ -432,8 +461,12 @@ int RunCli(int argc, char** argv) {
   if (rp->parsed()) return ReportRun(rep, stdout, stderr);
   if (mg->parsed()) return MergeShards(merge, stdout, stderr);
   // No signal watcher: .part files make an interrupted fetch safe to resume.
-  if (dfetch->parsed()) return DatasetsFetch(fetch, stdout, stderr);
+  if (dfetch->parsed()) return FetchNamed(fetch);
   if (dlist->parsed()) return DatasetsList(list, stdout, stderr);
+  if (list_benchmarks) {
+    PrintBenchmarkTable(stdout);
+    return kExitOk;
+  }
   if (run.card_path.empty()) {
     std::fprintf(stderr, "evalrun: --card is required\n\n%s", app.help().c_str());
     return kExitBadInput;

@@ -24,7 +24,7 @@ nlohmann::json ViewOf(const nlohmann::json& p, const std::string& part) {
 
 }  // namespace
 
-CompareSectionRegistrar::CompareSectionRegistrar(CompareSection section) {
+void RegisterCompareSection(CompareSection section) {
   const std::string part = section.part;
   if (!Registered().emplace(part, std::move(section)).second) {
     std::fprintf(stderr, "evalrun: the compare section of part \"%s\" registered twice\n", part.c_str());

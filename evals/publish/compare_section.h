@@ -1,8 +1,6 @@
-// A part's own view in `evalrun compare`, registered from the part's own
-// files, so that compare names no part: the thinking part's is one
-// (evals/benchmarks/thinking/thinking_view.h).
-//
-//   EVALRUN_REGISTER_COMPARE_SECTION(CompareSection{...});
+// A part's own view in `evalrun compare`, listed in its benchmark's row of
+// the table (evals/benchmarks/table.h: Benchmark::compare_sections), so that
+// compare names no part.
 //
 // `add` puts the part's view into its compare document under the part's
 // name (part_doc[part]) and may put lines first in the notes; the
@@ -32,18 +30,6 @@ struct CompareSection {
   std::function<std::string(const nlohmann::json& cmp)> doc_markdown, doc_html;
 };
 
-class CompareSectionRegistrar {
- public:
-  explicit CompareSectionRegistrar(CompareSection section);
-};
-
-#define EVALRUN_COMPARE_CONCAT_(a, b) a##b
-#define EVALRUN_COMPARE_CONCAT(a, b) EVALRUN_COMPARE_CONCAT_(a, b)
-#define EVALRUN_REGISTER_COMPARE_SECTION(section)                                                                  \
-  static const ::evalrun::CompareSectionRegistrar EVALRUN_COMPARE_CONCAT(evalrun_compare_registrar_, __LINE__) { \
-    section                                                                                                   \
-  }
-
 // For part `part`'s compare document: its registered section's `add`, if any.
 void AddCompareSection(const std::string& part, const nlohmann::json& results_a, const nlohmann::json& results_b,
                        nlohmann::json* part_doc, nlohmann::json* notes);
@@ -51,6 +37,10 @@ void AddCompareSection(const std::string& part, const nlohmann::json& results_a,
 // The view of part document `p` (p["part"]'s section); "" for none.
 std::string CompareSectionMarkdown(const nlohmann::json& p);
 std::string CompareSectionHtml(const nlohmann::json& p);
+
+// Registers `section` (a second one of one part aborts: a programming
+// error). Called by the benchmark table's registrar (evals/benchmarks/table.h).
+void RegisterCompareSection(CompareSection section);
 
 // Every registered section's document lines (by part name).
 std::string CompareSectionsDocMarkdown(const nlohmann::json& cmp);

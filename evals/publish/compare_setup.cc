@@ -4,6 +4,7 @@
 
 #include "evals/base/json_fields.h"
 #include "evals/publish/run_folder.h"
+#include "evals/run/request_settings.h"
 
 namespace evalrun {
 namespace {
@@ -96,7 +97,7 @@ nlohmann::json SetupRows(const RunFolder& a, const RunFolder& b) {
       {"engine (card)", false, {"engine"}},
       {"slots", true, {"slots"}},
       {"sampling", false, {"sampling"}},
-      {"thinking", false, {"thinking"}},
+      {kThinkingKey, false, {kThinkingKey}},
       {"card sha256", false, {"card", "sha256"}},
       {"card name", false, {"card", "name"}},
       {"context per slot (n_ctx)", true, {"server", "n_ctx"}},

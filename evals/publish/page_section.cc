@@ -19,7 +19,7 @@ nlohmann::json ModelOf(const nlohmann::json& models, const std::string& part) {
 
 }  // namespace
 
-PageSectionRegistrar::PageSectionRegistrar(PageSection section) {
+void RegisterPageSection(PageSection section) {
   const std::string part = section.part;
   if (!Registered().emplace(part, std::move(section)).second) {
     std::fprintf(stderr, "evalrun: the page section of part \"%s\" registered twice\n", part.c_str());

@@ -1,9 +1,6 @@
-// A part's own section of the report page, registered from the part's own
-// files, so that publishing names no part: the speed part's "How fast it
-// runs" (evals/benchmarks/speed/speed_section.h) and the thinking part's view
-// (evals/benchmarks/thinking/thinking_view.h).
-//
-//   EVALRUN_REGISTER_PAGE_SECTION(PageSection{.part = "speed", ...});
+// A part's own section of the report page, listed in its benchmark's row
+// of the table (evals/benchmarks/table.h: Benchmark::page_sections), so
+// that publishing names no part.
 //
 // A part whose section `replaces_row` has no row of the results table: it
 // has no score to show there.
@@ -41,17 +38,9 @@ struct PageSection {
   std::function<std::string(const nlohmann::json& model)> html;
 };
 
-class PageSectionRegistrar {
- public:
-  explicit PageSectionRegistrar(PageSection section);
-};
-
-#define EVALRUN_PAGE_CONCAT_(a, b) a##b
-#define EVALRUN_PAGE_CONCAT(a, b) EVALRUN_PAGE_CONCAT_(a, b)
-#define EVALRUN_REGISTER_PAGE_SECTION(section)                                                               \
-  static const ::evalrun::PageSectionRegistrar EVALRUN_PAGE_CONCAT(evalrun_page_registrar_, __LINE__) { \
-    section                                                                                              \
-  }
+// Registers `section` (a second one of one part aborts: a programming
+// error). Called by the benchmark table's registrar (evals/benchmarks/table.h).
+void RegisterPageSection(PageSection section);
 
 // Every registered page section, by order then part name.
 std::vector<const PageSection*> PageSections();

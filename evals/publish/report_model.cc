@@ -15,6 +15,7 @@
 #include "evals/publish/run_folder.h"
 #include "evals/publish/table_text.h"
 #include "evals/run/part_registry.h"
+#include "evals/run/request_settings.h"
 #include "evals/run/sample_record.h"
 
 namespace evalrun {
@@ -277,8 +278,8 @@ json SetupRows(const RunFolder& run) {
       if (sampling.contains(k)) s += (s.empty() ? "" : " · ") + std::string(k) + " " + JsonText(sampling[k]);
     add("sampling", s);
   }
-  const json& thinking = JsonAt(res, {"thinking"});
-  if (thinking.is_boolean()) add("thinking", thinking.get<bool>() ? "on" : "off");
+  const json& thinking = JsonAt(res, {kThinkingKey});
+  if (thinking.is_boolean()) add(kThinkingKey, thinking.get<bool>() ? "on" : "off");
   std::string card = JsonText(JsonAt(res, {"card", "name"}));
   if (!JsonText(JsonAt(res, {"card", "path"})).empty()) card += " (" + JsonText(JsonAt(res, {"card", "path"})) + ")";
   if (!JsonText(JsonAt(res, {"card", "sha256"})).empty())

@@ -22,7 +22,7 @@ Registry& TheRegistry() {
 
 }  // namespace
 
-PartRegistrar::PartRegistrar(PartDefinition def) {
+void RegisterPart(PartDefinition def) {
   Registry& r = TheRegistry();
   if (FindPartDefinition(def.name) || def.name.empty() || def.question_set() == static_cast<bool>(def.make_procedure)) {
     std::fprintf(stderr, "evalrun: internal error: part \"%s\" registered twice, without a name or without "

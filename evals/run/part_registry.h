@@ -1,8 +1,8 @@
-// The part registry: one definition per benchmark, registered from the
-// part's own file (a table, cf. ninja's tools):
+// The part registry: one definition per part, registered by the benchmark
+// table (evals/benchmarks/table.h: a benchmark's row lists its parts):
 //
 //   PartDefinition GsmDefinition() { ... }
-//   EVALRUN_REGISTER_PART(GsmDefinition());
+//   EVALRUN_BENCHMARK(Benchmark{.name = "gsm", .parts = {GsmDefinition()}, ...});
 //
 // Everything that needs to know a part asks here: the card parser (its
 // keys), the runner (its factory, whether it needs the server's tokenizer,
@@ -68,19 +68,8 @@ struct PartDefinition {
 };
 
 // Registers `def` (a second definition of one name aborts: a programming
-// error). Use EVALRUN_REGISTER_PART.
-class PartRegistrar {
- public:
-  explicit PartRegistrar(PartDefinition def);
-};
-
-#define EVALRUN_PART_CONCAT_(a, b) a##b
-#define EVALRUN_PART_CONCAT(a, b) EVALRUN_PART_CONCAT_(a, b)
-// At namespace scope in the part's .cc: EVALRUN_REGISTER_PART(MyDefinition());
-#define EVALRUN_REGISTER_PART(definition)                                                        \
-  static const ::evalrun::PartRegistrar EVALRUN_PART_CONCAT(evalrun_part_registrar_, __LINE__) { \
-    definition                                                                                   \
-  }
+// error). Called by the benchmark table's registrar (EVALRUN_BENCHMARK).
+void RegisterPart(PartDefinition def);
 
 // A part that needs the tokenizer may declare this bool key: when the
 // server cannot count tokens, the runner then gives it a byte-based

@@ -20,7 +20,7 @@ Status ParseSampling(const nlohmann::json& obj, const std::string& src, const st
 Status ParseThinking(const nlohmann::json& v, const JsonFields& f, bool* out) {
   if (v.is_boolean()) *out = v.get<bool>();
   else if (v.is_string() && (v == "on" || v == "off")) *out = v == "on";
-  else return f.Error("thinking", "expected true, false, \"on\" or \"off\", got " + DescribeJsonValue(v));
+  else return f.Error(kThinkingKey, "expected true, false, \"on\" or \"off\", got " + DescribeJsonValue(v));
   return Status::Ok();
 }
 
@@ -29,7 +29,7 @@ std::string Joined(const std::string& path, const std::string& key) { return pat
 }  // namespace
 
 const std::vector<std::string>& RequestSettingKeys() {
-  static const std::vector<std::string> kKeys = {"sampling", "thinking", "reasoning_budget", "cache_prompt"};
+  static const std::vector<std::string> kKeys = {"sampling", kThinkingKey, "reasoning_budget", "cache_prompt"};
   return kKeys;
 }
 
@@ -51,7 +51,7 @@ nlohmann::json RequestSettings::ToJson() const {
   return {{"sampling",
            {{"temperature", sampling.temperature}, {"top_k", sampling.top_k}, {"top_p", sampling.top_p},
             {"seed", sampling.seed}}},
-          {"thinking", thinking ? "on" : "off"},
+          {kThinkingKey, thinking ? "on" : "off"},
           {"reasoning_budget", reasoning_budget ? nlohmann::json(*reasoning_budget) : nlohmann::json()},
           {"cache_prompt", cache_prompt}};
 }
@@ -62,7 +62,7 @@ Status ParseRequestSettings(const nlohmann::json& obj, const std::string& source
   const nlohmann::json* sampling = nullptr;
   EVALRUN_RETURN_IF_ERROR(f.Object("sampling", &sampling));
   if (sampling) EVALRUN_RETURN_IF_ERROR(ParseSampling(*sampling, source, Joined(path, "sampling"), &out->sampling));
-  if (f.Has("thinking")) EVALRUN_RETURN_IF_ERROR(ParseThinking(obj["thinking"], f, &out->thinking));
+  if (f.Has(kThinkingKey)) EVALRUN_RETURN_IF_ERROR(ParseThinking(obj[kThinkingKey], f, &out->thinking));
   if (f.Has("reasoning_budget")) {
     int budget = 0;
     EVALRUN_RETURN_IF_ERROR(f.IntIn("reasoning_budget", 1, 10'000'000, &budget));

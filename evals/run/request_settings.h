@@ -42,6 +42,13 @@ struct SamplingConfig {
   int64_t seed = 42;
 };
 
+// The request setting that switches the chat template's thinking
+// (chat_template_kwargs.enable_thinking): a key of the card, of a part's
+// request and of results.json. It shares its word with the thinking test's
+// part but is not it (tests/engine/benchmark_names_test.cc allows the word
+// here alone).
+inline constexpr const char* kThinkingKey = "thinking";
+
 struct RequestSettings {
   SamplingConfig sampling;
   bool thinking = false;

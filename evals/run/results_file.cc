@@ -5,6 +5,7 @@
 
 #include "evals/base/json_fields.h"
 #include "evals/base/json_bounds.h"
+#include "evals/run/request_settings.h"
 #include "evals/run/results.h"
 #include "evals/run/run_files.h"
 #include "evals/run/run_steps.h"
@@ -47,7 +48,7 @@ Status WriteResults(const std::string& job_dir, const Card& card, const std::str
   res["hardware"] = card.hardware_raw;
   res["sampling"] = {{"temperature", card.request.sampling.temperature}, {"top_k", card.request.sampling.top_k},
                      {"top_p", card.request.sampling.top_p}, {"seed", card.request.sampling.seed}};
-  res["thinking"] = card.request.thinking;  // the card's default; each part's own: parts.<name>.request
+  res[kThinkingKey] = card.request.thinking;  // the card's default; each part's own: parts.<name>.request
   res["cache_prompt"] = card.request.cache_prompt;
   if (!res.contains("parts") || !res["parts"].is_object()) res["parts"] = nlohmann::json::object();
   for (auto& [k, v] : parts_done.items()) res["parts"][k] = v;

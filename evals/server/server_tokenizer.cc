@@ -106,7 +106,7 @@ class ServerTokenizer : public Tokenizer {
         server_.Origin() + " cannot count tokens: neither llama-server's POST /apply-template + /tokenize nor a "
         "vLLM/SGLang-style POST /tokenize answered (HTTP " + std::to_string(r.status) + " / " +
         (v.transport_ok() ? std::to_string(v.status) : v.error) +
-        "); evalrun sizes long prompts (RULER, fit) with the server's own tokenizer");
+        "); evalrun sizes long prompts with the server's own tokenizer");
   }
 
   std::unique_ptr<HttpTransport> t_;

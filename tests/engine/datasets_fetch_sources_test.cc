@@ -119,7 +119,7 @@ TEST(DatasetsFetchTest, ZipMembersAndRedirectedSourcesWithoutAMirror) {
   fs::remove(data.path() + "/toy/t.tab");
   c = Fetch(o);
   EXPECT_EQ(c.code, kExitBadInput);
-  EXPECT_NE(c.err.find("datasets/manifests/toy.json: toy/t.tab: no \"source\""), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("manifest toy: toy/t.tab: no \"source\""), std::string::npos) << c.err;
 }
 
 std::vector<Manifest> RowsManifest(const std::string& endpoint, int64_t rows) {

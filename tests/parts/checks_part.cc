@@ -21,6 +21,7 @@
 #include "evals/run/prepare_steps.h"
 #include "evals/publish/kind_view.h"
 #include "evals/run/part.h"
+#include "evals/benchmarks/table.h"
 #include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 #include "evals/run/verdict_kind.h"
@@ -226,7 +227,11 @@ PartDefinition ChecksDefinition() {
   return d;
 }
 
-EVALRUN_REGISTER_PART(ChecksDefinition());
-
 }  // namespace
+
+EVALRUN_BENCHMARK(Benchmark{.name = "checks",
+                            .title = "Checks (test kind)",
+                            .about = "a part of a verdict kind of its own, for the tests",
+                            .parts = {ChecksDefinition()}});
+
 }  // namespace evalrun::testing

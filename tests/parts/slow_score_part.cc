@@ -12,6 +12,7 @@
 #include "evals/run/prepare_steps.h"
 #include "evals/proc/process_runner.h"
 #include "evals/run/part.h"
+#include "evals/benchmarks/table.h"
 #include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 #include "scorers/choice_extract.h"
@@ -98,7 +99,11 @@ PartDefinition SlowScoreDefinition() {
   return d;
 }
 
-EVALRUN_REGISTER_PART(SlowScoreDefinition());
-
 }  // namespace
+
+EVALRUN_BENCHMARK(Benchmark{.name = "slowscore",
+                            .title = "Slow scorer (test)",
+                            .about = "a scorer that takes seconds per answer, for the tests",
+                            .parts = {SlowScoreDefinition()}});
+
 }  // namespace evalrun::testing

@@ -3,6 +3,7 @@
 // sends one prompt filling most of it (the ladder, evals/benchmarks/fit/fit_ladder.h).
 #include "evals/benchmarks/fit/fit_ladder.h"
 #include "evals/run/part.h"
+#include "evals/benchmarks/table.h"
 #include "evals/run/part_registry.h"
 
 namespace evalrun {
@@ -60,7 +61,19 @@ PartDefinition FitDefinition() {
   return d;
 }
 
-EVALRUN_REGISTER_PART(FitDefinition());
+Benchmark FitBenchmark() {
+  Benchmark b;
+  b.name = "fit";
+  b.title = "Context fit";
+  b.about = "the largest context that loads and answers: restarts the engine at each size and fills most of it";
+  b.parts = {FitDefinition()};
+  b.datasets = {"ruler"};  // the haystack: RULER's essays
+  b.scorer = "none: each size loads and answers, or the step records why not";
+  return b;
+}
 
 }  // namespace
+
+EVALRUN_BENCHMARK(FitBenchmark());
+
 }  // namespace evalrun

@@ -5,6 +5,7 @@
 // concurrency.
 #include "evals/benchmarks/gpqa/gpqa_data.h"
 #include "evals/run/prepare_steps.h"
+#include "evals/benchmarks/table.h"
 #include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 #include "evals/base/sha256.h"
@@ -103,7 +104,23 @@ PartDefinition GpqaDefinition() {
   return d;
 }
 
-EVALRUN_REGISTER_PART(GpqaDefinition());
+Benchmark GpqaBenchmark() {
+  Benchmark b;
+  b.name = "gpqa";
+  b.title = "GPQA Diamond";
+  b.about = "198 graduate-level four-option questions, read from the protected zip in memory, options shuffled by seed";
+  b.parts = {GpqaDefinition()};
+  b.datasets = {"gpqa"};
+  b.scorer = "the answer's letter, `first-letter` or `simple-evals` (openai/simple-evals gpqa_eval.py's regex); "
+             "accuracy";
+  return b;
+}
+
+}  // namespace
+
+EVALRUN_BENCHMARK(GpqaBenchmark());
+
+namespace {
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include "evals/base/json_fields.h"
 #include "evals/base/jsonl.h"
 #include "evals/run/prepare_steps.h"
+#include "evals/benchmarks/table.h"
 #include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 #include "evals/base/sha256.h"
@@ -191,7 +192,23 @@ PartDefinition IfevalDefinition() {
   return d;
 }
 
-EVALRUN_REGISTER_PART(IfevalDefinition());
+Benchmark IfevalBenchmark() {
+  Benchmark b;
+  b.name = "ifeval";
+  b.title = "IFEval";
+  b.about = "541 prompts with verifiable instructions (google-research instruction_following_eval)";
+  b.parts = {IfevalDefinition()};
+  b.datasets = {"ifeval"};
+  b.scorer = "the official checkers, strict and loose (evaluation_lib.py), ported in scorers/ifeval/; prompt- and "
+             "instruction-level accuracy";
+  return b;
+}
+
+}  // namespace
+
+EVALRUN_BENCHMARK(IfevalBenchmark());
+
+namespace {
 
 }  // namespace
 

@@ -30,6 +30,7 @@
 #include "evals/benchmarks/livecodebench/lcb_data.h"
 #include "evals/benchmarks/livecodebench/lcb_results.h"
 #include "evals/run/prepare_steps.h"
+#include "evals/benchmarks/table.h"
 #include "evals/run/part_registry.h"
 #include "scorers/livecodebench/lcb_prompt.h"
 #include "scorers/livecodebench/lcb_sandbox_runner.h"
@@ -277,7 +278,20 @@ PartDefinition LiveCodeBenchDefinition() {
   return d;
 }
 
-EVALRUN_REGISTER_PART(LiveCodeBenchDefinition());
+Benchmark LiveCodeBenchBenchmark() {
+  Benchmark b;
+  b.name = "livecodebench";
+  b.title = "LiveCodeBench";
+  b.about = "code generation on a release's problems in a date window; model-written code runs only in the sandbox";
+  b.parts = {LiveCodeBenchDefinition()};
+  b.datasets = {"livecodebench"};
+  b.scorer = "the official extraction and tests (LiveCodeBench/LiveCodeBench @ 28fef95e), graded in the sandbox "
+             "under the `official` and `fixed` profiles (scorers/livecodebench/); pass@1";
+  return b;
+}
 
 }  // namespace
+
+EVALRUN_BENCHMARK(LiveCodeBenchBenchmark());
+
 }  // namespace evalrun

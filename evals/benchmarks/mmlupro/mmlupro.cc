@@ -10,6 +10,7 @@
 #include "evals/base/jsonl.h"
 #include "evals/base/mapped_file.h"
 #include "evals/run/prepare_steps.h"
+#include "evals/benchmarks/table.h"
 #include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 #include "evals/base/sha256.h"
@@ -281,7 +282,23 @@ PartDefinition MmluProDefinition() {
   return d;
 }
 
-EVALRUN_REGISTER_PART(MmluProDefinition());
+Benchmark MmluProBenchmark() {
+  Benchmark b;
+  b.name = "mmlupro";
+  b.title = "MMLU-Pro";
+  b.about = "ten-option multiple choice over 14 subjects (TIGER-Lab), a seeded subset stratified by category";
+  b.parts = {MmluProDefinition()};
+  b.datasets = {"mmlu-pro"};
+  b.scorer = "the answer's letter, `first-letter` or `official` (TIGER-AI-Lab/MMLU-Pro evaluate_from_api.py "
+             "extract_answer); accuracy";
+  return b;
+}
+
+}  // namespace
+
+EVALRUN_BENCHMARK(MmluProBenchmark());
+
+namespace {
 
 }  // namespace
 

@@ -24,6 +24,7 @@
 #include "evals/base/sha256.h"
 #include "evals/run/prepare_steps.h"
 #include "evals/benchmarks/ruler/ruler_inputs.h"
+#include "evals/benchmarks/table.h"
 #include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 #include "scorers/py_unicode.h"
@@ -243,7 +244,21 @@ PartDefinition ProbeDefinition() {
   return d;
 }
 
-EVALRUN_REGISTER_PART(ProbeDefinition());
+Benchmark ProbeBenchmark() {
+  Benchmark b;
+  b.name = "probe";
+  b.title = "Logprob probe";
+  b.about = "the server's top-K next-token candidates at seeded positions of a fixed text, for engine regressions";
+  b.parts = {ProbeDefinition()};
+  b.datasets = {"ruler"};  // the default text: RULER's essays
+  b.uses = {"ruler"};      // its essays' reader
+  b.scorer = "no verdict: `compare` measures KLD(A||B), top-1 agreement and |delta logprob| per position "
+             "(as llama.cpp scripts/compare-logprobs.py and perplexity's KLD statistics)";
+  return b;
+}
 
 }  // namespace
+
+EVALRUN_BENCHMARK(ProbeBenchmark());
+
 }  // namespace evalrun

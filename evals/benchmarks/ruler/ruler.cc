@@ -19,6 +19,7 @@
 #include "evals/benchmarks/ruler/ruler_inputs.h"
 #include "evals/benchmarks/ruler/ruler_tasks.h"
 #include "evals/run/context_check.h"
+#include "evals/benchmarks/table.h"
 #include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 #include "scorers/ruler/ruler_metrics.h"
@@ -320,7 +321,23 @@ PartDefinition RulerDefinition() {
   return d;
 }
 
-EVALRUN_REGISTER_PART(RulerDefinition());
+Benchmark RulerBenchmark() {
+  Benchmark b;
+  b.name = "ruler";
+  b.title = "RULER";
+  b.about = "NVIDIA's synthetic long-context tasks (needles, variable tracking, aggregation, QA) at the card's lengths";
+  b.parts = {RulerDefinition()};
+  b.datasets = {"ruler"};
+  b.scorer = "string match all / part per task (NVIDIA/RULER scripts/eval/synthetic/constants.py), in scorers/ruler/; "
+             "mean per task and length";
+  return b;
+}
+
+}  // namespace
+
+EVALRUN_BENCHMARK(RulerBenchmark());
+
+namespace {
 
 }  // namespace
 

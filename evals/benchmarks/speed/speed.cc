@@ -7,7 +7,9 @@
 #include "evals/benchmarks/speed/speed_options.h"
 #include "evals/benchmarks/speed/speed_prompt.h"
 #include "evals/benchmarks/speed/speed_run.h"
+#include "evals/benchmarks/speed/speed_section.h"
 #include "evals/run/part.h"
+#include "evals/benchmarks/table.h"
 #include "evals/run/part_registry.h"
 
 namespace evalrun {
@@ -90,7 +92,19 @@ PartDefinition SpeedDefinition() {
   return d;
 }
 
-EVALRUN_REGISTER_PART(SpeedDefinition());
+Benchmark SpeedBenchmark() {
+  Benchmark b;
+  b.name = "speed";
+  b.title = "Speed";
+  b.about = "decode, prefill, requests at once and context depth, on the client's clock and the server's";
+  b.parts = {SpeedDefinition()};
+  b.scorer = "none: medians of the measured steps beside the server's own timings (as llama.cpp tools/llama-bench)";
+  b.page_sections = {SpeedPageSection()};
+  return b;
+}
 
 }  // namespace
+
+EVALRUN_BENCHMARK(SpeedBenchmark());
+
 }  // namespace evalrun

@@ -125,8 +125,6 @@ std::string RenderSpeedHtml(const json& speed) {
   return h + "</section>";
 }
 
-namespace {
-
 PageSection SpeedPageSection() {
   PageSection s;
   s.part = "speed";
@@ -136,9 +134,5 @@ PageSection SpeedPageSection() {
   s.html = RenderSpeedHtml;
   return s;
 }
-
-}  // namespace
-
-EVALRUN_REGISTER_PAGE_SECTION(SpeedPageSection());
 
 }  // namespace evalrun

@@ -19,6 +19,8 @@
 
 #include "evals/benchmarks/thinking/thinking_measures.h"
 #include "evals/benchmarks/thinking/thinking_switch.h"
+#include "evals/benchmarks/thinking/thinking_view.h"
+#include "evals/benchmarks/table.h"
 #include "evals/run/part_registry.h"
 #include "evals/run/results.h"
 #include "evals/server/server_tokenizer.h"
@@ -268,7 +270,23 @@ PartDefinition ThinkingDefinition() {
   return d;
 }
 
-EVALRUN_REGISTER_PART(ThinkingDefinition());
+Benchmark ThinkingBenchmark() {
+  Benchmark b;
+  b.name = "thinking";
+  b.title = "Thinking test";
+  b.about = "other multiple-choice parts' questions asked with thinking on (a reasoning budget) and off, paired";
+  b.parts = {ThinkingDefinition()};
+  b.datasets = {"gpqa", "mmlu-pro"};  // the questions it asks by default
+  b.uses = {"gpqa", "mmlupro"};        // their parts, asked by name
+  b.scorer = "each asked benchmark's own scorer on the answer alone; reasoning left in the answer is wrong and "
+             "counted apart; on vs off with McNemar";
+  b.page_sections = {ThinkingPageSection()};
+  b.compare_sections = {ThinkingCompareSection()};
+  return b;
+}
 
 }  // namespace
+
+EVALRUN_BENCHMARK(ThinkingBenchmark());
+
 }  // namespace evalrun

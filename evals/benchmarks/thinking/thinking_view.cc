@@ -500,8 +500,6 @@ std::string ThinkingCompareHtml(const json& t) {
   return h;
 }
 
-namespace {
-
 // The page: the part's results.json object as it is, with the results.
 PageSection ThinkingPageSection() {
   PageSection s;
@@ -526,10 +524,5 @@ CompareSection ThinkingCompareSection() {
   s.doc_html = ThinkingChangesHtml;
   return s;
 }
-
-}  // namespace
-
-EVALRUN_REGISTER_PAGE_SECTION(ThinkingPageSection());
-EVALRUN_REGISTER_COMPARE_SECTION(ThinkingCompareSection());
 
 }  // namespace evalrun

@@ -30,6 +30,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evals/publish/compare_section.h"
+#include "evals/publish/page_section.h"
+
 namespace evalrun {
 
 // The report's section for `part` (results.json `parts.thinking`).
@@ -64,6 +67,10 @@ std::string ThinkingChangesHtml(const nlohmann::json& cmp);
 // The comparison above (a part document's "thinking"), rendered.
 std::string ThinkingCompareMarkdown(const nlohmann::json& thinking);
 std::string ThinkingCompareHtml(const nlohmann::json& thinking);
+
+// The views above as the page (with the results) and `compare` place them.
+PageSection ThinkingPageSection();
+CompareSection ThinkingCompareSection();
 
 }  // namespace evalrun
 
