@@ -7,7 +7,7 @@
 //    dataset, Punkt and langdetect loads, samples.jsonl and results.json).
 //  MMLU-Pro: 12,032 responses (the 316 of tests/fixtures/mmlu-pro/
 //    official_preds.jsonl, cycled) through ExtractFirstLetter and
-//    ExtractOfficialMmluPro (scorers/choice_extract.h), and through the real
+//    ExtractOfficialMmluPro (scorers/mmlupro/mmlupro_extract.h), and through the real
 //    `evalrun score --part mmlupro` with one response per test question.
 #include <map>
 #include <memory>
@@ -17,6 +17,7 @@
 
 #include "bench/bench.h"
 #include "scorers/choice_extract.h"
+#include "scorers/mmlupro/mmlupro_extract.h"
 #include "scorers/ifeval/ifeval_eval.h"
 #include "scorers/langdetect.h"
 #include "scorers/punkt.h"

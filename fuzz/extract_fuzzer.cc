@@ -1,5 +1,6 @@
 // libFuzzer target: the multiple-choice answer extractors on arbitrary model
-// output (scorers/choice_extract.h, evals/benchmarks/gpqa/gpqa_data.h).
+// output (scorers/choice_extract.h, scorers/mmlupro/mmlupro_extract.h,
+// evals/benchmarks/gpqa/gpqa_data.h).
 //
 // Input: the first byte picks the number of options (1..10) for
 // ExtractFirstLetter; the rest is the response. Besides running clean under
@@ -17,6 +18,7 @@
 
 #include "evals/benchmarks/gpqa/gpqa_data.h"
 #include "scorers/choice_extract.h"
+#include "scorers/mmlupro/mmlupro_extract.h"
 
 namespace {
 

@@ -2,6 +2,7 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "scorers/py_unicode.h"
@@ -21,24 +22,9 @@ bool WordAfter(std::string_view s, size_t i) {
   return i < s.size() && IsPythonWordChar(py::DecodeUtf8At(s, i, kShapeOnly).cp);
 }
 
-// Python's str `\s` (str.isspace) as an RE2 class.
-#define PY_SPACE "[\\t\\n\\x{0b}\\f\\r\\x{1c}-\\x{1f} \\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}]"
-
-char OfficialChain(std::string_view text) {
-  static const RE2 kAnswerIs("answer is \\(?([A-J])\\)?");
-  static const RE2 kAnswerColon(".*[aA]nswer:" PY_SPACE "*([A-J])");
-  std::string letter;
-  if (RE2::PartialMatch(text, kAnswerIs, &letter)) return letter[0];
-  if (RE2::PartialMatch(text, kAnswerColon, &letter)) return letter[0];
-  // Last standalone A-J (Python \b: Unicode word characters).
-  for (size_t i = text.size(); i-- > 0;) {
-    char c = text[i];
-    if (c >= 'A' && c <= 'J' && !WordBefore(text, i) && !WordAfter(text, i + 1)) return c;
-  }
-  return 0;
-}
-
 }  // namespace
+
+bool StandsAlone(std::string_view text, size_t i) { return !WordBefore(text, i) && !WordAfter(text, i + 1); }
 
 bool IsPythonWordChar(char32_t cp) {
   if (cp < 0x80) {
@@ -79,7 +65,7 @@ char ExtractFirstLetter(std::string_view answer, int num_options) {
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (c < 'A' || c > last) continue;
-    if (WordBefore(s, i) || WordAfter(s, i + 1)) continue;
+    if (!StandsAlone(s, i)) continue;
     if (c == 'A' || c == 'I') {
       // The English words "A" and "I": followed by an apostrophe ("I'm",
       // "I’ve") or by a space and a lower-case letter ("A good", "I think").
@@ -91,28 +77,6 @@ char ExtractFirstLetter(std::string_view answer, int num_options) {
     return c;
   }
   return 0;
-}
-
-char ExtractOfficialMmluPro(std::string_view response) {
-  std::string cleaned;
-  cleaned.reserve(response.size());
-  // response.replace('**', ''): non-overlapping, left to right.
-  for (size_t i = 0; i < response.size(); ++i) {
-    if (response[i] == '*' && i + 1 < response.size() && response[i + 1] == '*') {
-      ++i;
-      continue;
-    }
-    cleaned.push_back(response[i]);
-  }
-  return OfficialChain(cleaned);
-}
-
-char ExtractOfficialMmluProNoCleanup(std::string_view response) { return OfficialChain(response); }
-
-char ExtractMmluProAnswerIsOnly(std::string_view response) {
-  static const RE2 kAnswerIs("answer is \\(?([A-J])\\)?");
-  std::string letter;
-  return RE2::PartialMatch(response, kAnswerIs, &letter) ? letter[0] : 0;
 }
 
 }  // namespace evalrun

@@ -1,4 +1,6 @@
-// Answer extraction for multiple-choice parts (MMLU-Pro, GPQA).
+// Answer extraction shared by the multiple-choice parts: the first letter,
+// and the primitives a benchmark's official chain is built from (each
+// chain lives with its benchmark: scorers/<name>/).
 //
 // Thread-safe: patterns are compiled once (RE2 is linear-time on any model
 // output). Every function returns the extracted letter, or 0 when none.
@@ -23,23 +25,10 @@ std::string StripMarkdownEmphasis(std::string_view text);
 // choice") or by an apostrophe ("I'm") is skipped.
 char ExtractFirstLetter(std::string_view answer, int num_options);
 
-// `official`: TIGER-AI-Lab/MMLU-Pro evaluate_from_api.py, exactly: the text
-// is first cleaned with response.replace('**', ''), then
-//   1. re.search(r"answer is \(?([A-J])\)?")
-//   2. re.search(r'.*[aA]nswer:\s*([A-J])')
-//   3. the last standalone [A-J] (r"\b[A-J]\b(?!.*\b[A-J]\b)", re.DOTALL),
-// with Python's Unicode \s and \b semantics. No random guess afterwards.
-char ExtractOfficialMmluPro(std::string_view response);
-
-// The same chain without the '**' clean-up (the scripts before it was added,
-// which produced some of the published predictions).
-char ExtractOfficialMmluProNoCleanup(std::string_view response);
-
-// TIGER-AI-Lab/MMLU-Pro run_gpt4o.py / run_deepseek.py, which produced the
-// published gpt4o and deepseek predictions: only
-// re.search(r"answer is \(?([ABCDEFGHIJ])\)?") on the raw response, no
-// clean-up and no fallback.
-char ExtractMmluProAnswerIsOnly(std::string_view response);
+// Whether the ASCII letter at byte i stands alone: no Python word
+// character (IsPythonWordChar) right before or after it, as Python's
+// r"\b[A-J]\b" asks.
+bool StandsAlone(std::string_view text, size_t i);
 
 // True when the code point is a word character of Python 3's `re` for str
 // patterns (str.isalnum() or '_'): letters and numbers of every script.

@@ -15,6 +15,7 @@
 #include "evals/run/results.h"
 #include "evals/base/sha256.h"
 #include "scorers/choice_extract.h"
+#include "scorers/mmlupro/mmlupro_extract.h"
 
 namespace evalrun {
 namespace {

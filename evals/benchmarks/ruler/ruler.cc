@@ -310,10 +310,10 @@ PartDefinition RulerDefinition() {
                     "a length (or sample) over the server's context of one request: refused before any request, "
                     "or left out")
           .Default(std::string("fail")),
-      CardKey::Enum("profile", {"nvidia", "fit"},
+      CardKey::Enum("profile", {kRulerNvidiaProfile, kRulerFitProfile},
                     "how prompts are sized: `nvidia` (NVIDIA's prepare.py, byte for byte) or `fit` (each sample "
                     "fitted on its own)")
-          .Default(std::string("nvidia")),
+          .Default(std::string(kRulerNvidiaProfile)),
   };
   d.groups = {{"length", {"length"}}, {"task @ length", {"task", "length"}}};
   d.label = {"task", "length"};

@@ -144,14 +144,14 @@ Status RulerTaskAvailable(const RulerInputs& in, const RulerTaskConfig& task) {
 }
 
 const char* RulerProfileName(RulerProfile profile) {
-  return profile == RulerProfile::kFit ? "fit" : "nvidia";
+  return profile == RulerProfile::kFit ? kRulerFitProfile : kRulerNvidiaProfile;
 }
 
 Status RulerProfileByName(std::string_view name, RulerProfile* out) {
-  const std::vector<std::string> names = {"nvidia", "fit"};
-  if (name == "nvidia") {
+  const std::vector<std::string> names = {kRulerNvidiaProfile, kRulerFitProfile};
+  if (name == kRulerNvidiaProfile) {
     *out = RulerProfile::kNvidia;
-  } else if (name == "fit") {
+  } else if (name == kRulerFitProfile) {
     *out = RulerProfile::kFit;
   } else {
     return Status::InvalidInput("unknown RULER profile \"" + std::string(name) + "\"" +

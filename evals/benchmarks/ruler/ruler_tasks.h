@@ -102,8 +102,12 @@ enum class RulerHaystack { kNoise, kEssay, kNeedle };
 enum class RulerNeedleType { kNumbers, kWords, kUuids };
 enum class RulerAnswerPrefixMode { kInUserMessage, kAssistantPrefill };
 enum class RulerProfile { kNvidia, kFit };
+// parts.ruler.profile's values. "fit" is the word of the fit part too, not
+// it (tests/engine/benchmark_names_test.cc allows it here alone).
+inline constexpr const char* kRulerNvidiaProfile = "nvidia";
+inline constexpr const char* kRulerFitProfile = "fit";
 
-// "nvidia", "fit".
+// kRulerNvidiaProfile, kRulerFitProfile.
 const char* RulerProfileName(RulerProfile profile);
 // The profile of that name; InvalidInput with a "did you mean" otherwise.
 Status RulerProfileByName(std::string_view name, RulerProfile* out);

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "scorers/choice_extract.h"
+#include "scorers/mmlupro/mmlupro_extract.h"
 
 #ifndef EVALRUN_SOURCE_DIR
 #define EVALRUN_SOURCE_DIR "/work/main"

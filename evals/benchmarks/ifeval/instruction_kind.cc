@@ -1,4 +1,5 @@
-// The "instruction" verdict kind (IFEval): one verdict per instruction of
+// The "instruction" verdict kind, which IFEval brings (so it lives in its
+// folder): one verdict per instruction of
 // the prompt, strict and loose (InstructionVerdict, evals/run/verdict.h).
 // Its codec (instruction_id_list, strict, loose, cut_off, correct), headline
 // (strict, all followed), compare units (prompt- and instruction-level,
