@@ -49,17 +49,6 @@ const char* CompareScale(VerdictKind kind) {
   return view && view->Fractional() ? "fraction" : "pass_fail";
 }
 
-// The tables a part's own section adds (kind_view.h), as JSON.
-nlohmann::json PartTables(const std::string& part, const RunFolder& a, const RunFolder& b) {
-  nlohmann::json out = nlohmann::json::array();
-  const PartSection* own = FindPartSection(part);
-  if (!own || !own->compare) return out;
-  std::vector<SectionTable> tables;
-  own->compare(a, b, part, &tables);
-  for (const auto& t : tables) out.push_back(t.ToJson());
-  return out;
-}
-
 Status CheckOptions(const CompareOptions& o) {
   if (!(o.alpha > 0 && o.alpha < 1))
     return Status::InvalidInput("--alpha: expected a number between 0 and 1, got " + std::to_string(o.alpha));
@@ -239,14 +228,7 @@ Status ComparePart(const std::string& part, const RunFolder& a, const RunFolder&
     return Status::InvalidInput("part " + part + ": " + a.dir + " records " + VerdictKindName(*fa.kind) +
                                 " verdicts, " + b.dir + " " + VerdictKindName(*fb.kind) + " verdicts");
   if (!fa.kind) fa.kind = fb.kind;
-  nlohmann::json tables = PartTables(part, a, b);
   if (!fa.kind) {
-    if (!tables.empty()) {  // a part without verdicts that brings its own section
-      *out = {{"part", part},        {"kind", "section"},   {"scale", "pass_fail"}, {"verdict", "n/a"},
-              {"regression", false}, {"metrics", nlohmann::json::array()}, {"noise", nullptr},
-              {"within_noise", nullptr}, {"tables", tables}};
-      return Status::Ok();
-    }
     notes->push_back("part " + part + ": no verdicts (not a question set, or not known to this evalrun); not compared");
     return Status::Ok();
   }
@@ -257,7 +239,7 @@ Status ComparePart(const std::string& part, const RunFolder& a, const RunFolder&
   else
     EVALRUN_RETURN_IF_ERROR(CompareScoredPart(part, fa, sa, sb, noise, opts, out, verdicts, notes));
   AddCompareSection(part, a.results, b.results, out, notes);  // a part's own view (compare_section.h)
-  (*out)["tables"] = std::move(tables);
+  (*out)["tables"] = nlohmann::json::array();  // none since PartSection went; kept for evalrun.compare/1's readers
   return Status::Ok();
 }
 

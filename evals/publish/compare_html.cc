@@ -11,7 +11,6 @@
 #include "evals/publish/compare_options.h"
 #include "evals/publish/html_page.h"
 #include "evals/publish/html_text.h"
-#include "evals/publish/section_tables.h"
 #include "evals/publish/table_text.h"
 #include "evals/publish/compare_section.h"
 #include "scorers/statistics.h"
@@ -232,12 +231,6 @@ void ScoredPartSection(const json& p, std::string* h) {
   *h += "</section>\n";
 }
 
-// A part that brings only its own section (no verdicts): its tables follow.
-void OwnSection(const json& p, std::string* h) {
-  const std::string part = JsonText(p["part"]);
-  *h += "<section id=\"" + Anchor(part) + "\"><h2>" + Esc(part) + "</h2></section>\n";
-}
-
 std::string TopCell(const json& t) {
   return "<code>" + E(t["token"]) + "</code> <span class=\"pm\">" +
          Esc(FormatDouble("%.5f", t["logprob"].get<double>())) + "</span>";
@@ -358,13 +351,7 @@ std::string ComparisonHtml(const json& cmp) {
   NoiseSection(cmp, &h);
   for (const auto& p : cmp["parts"]) {
     if (p["kind"] == "logprobs") ProbePartSection(p, &h);
-    else if (p["kind"] == "section") OwnSection(p, &h);
     else ScoredPartSection(p, &h);
-    // The tables the part's own section brings (kind_view.h), in the part's
-    // <section> (its last tag closed after them).
-    const std::string tables = SectionTablesHtml(p.value("tables", json::array()));
-    if (!tables.empty() && h.size() >= 11 && h.compare(h.size() - 11, 11, "</section>\n") == 0)
-      h.insert(h.size() - 11, tables);
   }
   SetupSection(cmp, &h);
   if (!cmp["notes"].empty()) {

@@ -7,7 +7,6 @@
 #include "evals/publish/compare_noise.h"
 #include "evals/publish/compare_options.h"
 #include "evals/publish/compare_probe.h"
-#include "evals/publish/section_tables.h"
 #include "evals/publish/table_text.h"
 #include "evals/publish/compare_section.h"
 #include "scorers/statistics.h"
@@ -302,21 +301,17 @@ void FlipsSection(const nlohmann::json& p, const Headers& h, int max_flips_shown
 
 // A part's own section: a probe's, or pairing, groups and flips.
 void PartSection(const nlohmann::json& p, int max_flips_shown, std::string* o) {
-  const nlohmann::json tables = p.value("tables", nlohmann::json::array());
   if (p["kind"] == "logprobs") {
-    *o += compare_internal::ProbePartMarkdown(p) + SectionTablesMarkdown(tables);
+    *o += compare_internal::ProbePartMarkdown(p);
     return;
   }
   const std::string part = p["part"];
   *o += "## " + part + "\n\n";
-  if (p["kind"] != "section") {  // a part that brings only its own section has no units
-    const Headers h = HeadersFor(p);
-    PairingLine(p, o);
-    *o += CompareSectionMarkdown(p);
-    GroupTables(p, h, o);
-    FlipsSection(p, h, max_flips_shown, o);
-  }
-  *o += SectionTablesMarkdown(tables);
+  const Headers h = HeadersFor(p);
+  PairingLine(p, o);
+  *o += CompareSectionMarkdown(p);
+  GroupTables(p, h, o);
+  FlipsSection(p, h, max_flips_shown, o);
 }
 
 }  // namespace

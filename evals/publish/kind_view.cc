@@ -18,10 +18,6 @@ std::map<std::string, const KindView*, std::less<>>& Views() {
   static auto* views = new std::map<std::string, const KindView*, std::less<>>();
   return *views;
 }
-std::map<std::string, PartSection, std::less<>>& Sections() {
-  static auto* sections = new std::map<std::string, PartSection, std::less<>>();
-  return *sections;
-}
 
 [[noreturn]] void Twice(const char* what, const std::string& name) {
   std::fprintf(stderr, "evalrun: %s \"%s\" registered twice\n", what, name.c_str());
@@ -57,18 +53,9 @@ KindViewRegistrar::KindViewRegistrar(const KindView* view) {
   if (!Views().emplace(name, view).second) Twice("the view of verdict kind", name);
 }
 
-PartSectionRegistrar::PartSectionRegistrar(std::string part, PartSection section) {
-  if (!Sections().emplace(part, std::move(section)).second) Twice("the section of part", part);
-}
-
 const KindView* FindKindView(VerdictKind kind) {
   auto it = Views().find(kind.name());
   return it == Views().end() ? nullptr : it->second;
-}
-
-const PartSection* FindPartSection(std::string_view name) {
-  auto it = Sections().find(name);
-  return it == Sections().end() ? nullptr : &it->second;
 }
 
 void KindView::Browse(const FolderPart& part, const SampleRecord& s, int, json* sample) const {

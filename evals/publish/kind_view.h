@@ -1,11 +1,10 @@
-// What `compare` and `report` know of a verdict kind, and of a part that
-// brings a section of its own: registered from the kind's (or part's) own
-// file, beside its run-side registration (evals/run/verdict_kind.h), so that
-// a new kind or a part's new section changes no file of evals/publish.
+// What `compare` and `report` know of a verdict kind: registered from the
+// kind's own file, beside its run-side registration (evals/run/
+// verdict_kind.h), so that a new kind changes no file of evals/publish. (A
+// part's own section registers apart: page_section.h, compare_section.h.)
 //
 //   class ChecksView : public KindView { ... };
 //   EVALRUN_REGISTER_KIND_VIEW(ChecksView);
-//   EVALRUN_REGISTER_PART_SECTION("speed", SpeedSections());
 //
 // A kind's view gives:
 //   - its comparison units (kind_units.h): pass/fail units, which `compare`
@@ -17,17 +16,12 @@
 //     the built-in kinds also fill the sections the renderers lay out
 //     themselves (instruction, by_length, probe);
 //   - what the report's sample browser shows of one record (Browse).
-// A part's section (PartSection) adds to the report after its kind's, and
-// to `compare`'s document of the part (tables under `tables`); a part that
-// writes no samples (a procedure) gets a compared document of its tables
-// alone.
 //
 // Registration runs during static initialisation (a second view of one
-// kind, or section of one part, aborts); lookups after it, from any thread.
+// kind aborts); lookups after it, from any thread.
 #ifndef EVALRUN_EVALS_PUBLISH_KIND_VIEW_H_
 #define EVALRUN_EVALS_PUBLISH_KIND_VIEW_H_
 
-#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -93,24 +87,9 @@ class KindView {
   virtual void Browse(const FolderPart& part, const SampleRecord& s, int max_chars, nlohmann::json* sample) const;
 };
 
-// A part's own section (the speed part's, the thinking part's). Either
-// hook may be empty.
-struct PartSection {
-  std::function<void(const RunFolder& run, const FolderPart& part, const nlohmann::json& results_part,
-                     const std::vector<SampleRecord>& records, ReportSection* out)>
-      report;
-  // Adds to *tables what compare shows of the part between A and B.
-  std::function<void(const RunFolder& a, const RunFolder& b, const std::string& part, std::vector<SectionTable>* tables)>
-      compare;
-};
-
 class KindViewRegistrar {
  public:
   explicit KindViewRegistrar(const KindView* view);
-};
-class PartSectionRegistrar {
- public:
-  PartSectionRegistrar(std::string part, PartSection section);
 };
 
 #define EVALRUN_VIEW_CONCAT_(a, b) a##b
@@ -119,15 +98,9 @@ class PartSectionRegistrar {
   static const ::evalrun::KindViewRegistrar EVALRUN_VIEW_CONCAT(evalrun_view_registrar_, __LINE__) { \
     new Class                                                                                     \
   }
-#define EVALRUN_REGISTER_PART_SECTION(part, section)                                                        \
-  static const ::evalrun::PartSectionRegistrar EVALRUN_VIEW_CONCAT(evalrun_section_registrar_, __LINE__) { \
-    part, section                                                                                           \
-  }
 
 // The view of `kind`, or null (a kind registered without one).
 const KindView* FindKindView(VerdictKind kind);
-// The section of part `name`, or null.
-const PartSection* FindPartSection(std::string_view name);
 
 // ---- What the views share ----
 

@@ -150,11 +150,9 @@ void AddTitle(const RunFolder& run, json* model) {
   m["subtitle"] = subtitle;
 }
 
-// One part's sections: its kind's view (a part without verdicts, or of a
-// kind without one: its score as results.json has it), then the part's own
-// section when it registered one (kind_view.h).
-ReportSection PartReport(const RunFolder& run, const FolderPart& part, const json& p,
-                         const std::vector<SampleRecord>& records) {
+// One part's sections: its kind's view (kind_view.h); a part without
+// verdicts, or of a kind without one: its score as results.json has it.
+ReportSection PartReport(const FolderPart& part, const json& p, const std::vector<SampleRecord>& records) {
   ReportSection sec;
   sec.score = ResultNumber(p, {"score"});
   if (part.kind)
@@ -162,7 +160,6 @@ ReportSection PartReport(const RunFolder& run, const FolderPart& part, const jso
       sec.score.reset();
       view->Report(part, p, records, &sec);
     }
-  if (const PartSection* own = FindPartSection(part.name); own && own->report) own->report(run, part, p, records, &sec);
   return sec;
 }
 
@@ -225,7 +222,7 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
       return NaturalLess(JsonText(a["id"]), JsonText(b["id"]));
     });
     for (auto& o : shown) pm.samples.push_back(std::move(o));
-    AddSections(name, ReadPartResults(p), PartReport(run, part, p, records), &m, &pm, notes);
+    AddSections(name, ReadPartResults(p), PartReport(part, p, records), &m, &pm, notes);
   }
   m["summary"] = pm.summary;
   m["repeats"] = pm.repeats.empty() ? json() : pm.repeats;
