@@ -1,6 +1,6 @@
 // The verdict kinds, open: each kind is registered from its own file (the
-// built-in five from evals/kinds/, a test's from tests/parts/) with what the
-// runner needs of it:
+// built-in five from evals/kinds/ and evals/benchmarks/probe/, a test's
+// from tests/parts/) with what the runner needs of it:
 //   - its name (results.json `parts.<name>.kind`),
 //   - its codec: its fields in a samples.jsonl line, written and read back
 //     (VerdictCodec: Keys, Encode, Decode; sample_codec.h adds the common

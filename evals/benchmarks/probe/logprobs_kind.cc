@@ -1,10 +1,10 @@
-// The "logprobs" verdict kind (the probe part): not a judgement but the
-// server's top-K candidates for one next token (LogprobsVerdict,
-// evals/run/verdict.h). Its codec (top_logprobs [{id, token, logprob}],
-// cut_off), headline (the top candidate's probability) and report section
-// (the top-1 distribution, a histogram, the positions). `compare` of two
-// probe runs is a distribution comparison of its own (evals/publish/
-// compare_probe.h), not units.
+// The "logprobs" verdict kind, brought by the probe part (probe.cc) that
+// makes its verdicts: not a judgement but the server's top-K candidates for
+// one next token (LogprobsVerdict, evals/run/verdict.h). Its codec
+// (top_logprobs [{id, token, logprob}], cut_off), headline (the top
+// candidate's probability) and report section (the top-1 distribution, a
+// histogram, the positions). `compare` of two probe runs is a distribution
+// comparison of its own (evals/publish/compare_probe.h), not units.
 #include <algorithm>
 #include <cmath>
 
