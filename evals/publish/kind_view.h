@@ -12,9 +12,10 @@
 //     as numbers, "A > B");
 //   - its report section (ReportSection): the part's summary line, bar
 //     charts, and tables (SectionTable: rendered as Markdown and as HTML,
-//     every cell text), or Markdown and HTML it renders itself (a chart);
-//     the built-in kinds also fill the sections the renderers lay out
-//     themselves (instruction, by_length, probe);
+//     every cell text), or Markdown and HTML it renders itself (a chart),
+//     after the category tables or with the results; the instruction and
+//     fraction kinds also fill the sections the renderers lay out
+//     themselves (instruction, by_length);
 //   - what the report's sample browser shows of one record (Browse).
 //
 // Registration runs during static initialisation (a second view of one
@@ -59,14 +60,20 @@ struct ReportSection {
   std::optional<double> score, stderr_pct;
   // Bar charts: {part, title, dimension, rows: [{name, n, correct, score (%)}]}.
   nlohmann::json categories = nlohmann::json::array();
-  // The built-in kinds' own sections (report_model.h describes them), null
-  // when not this part's.
-  nlohmann::json instruction, by_length, probe;
+  // The instruction and fraction kinds' own sections (report_model.h
+  // describes them), null when not this part's.
+  nlohmann::json instruction, by_length;
   std::vector<SectionTable> tables;
   // A section rendered by its owner (a chart, a paragraph): Markdown placed
-  // as it is in report.md, HTML as it is inside a <section> of report.html.
+  // as it is in report.md, HTML as it is inside a <section> of report.html,
+  // after the category tables and the SectionTables.
   // Whoever writes them escapes what they show (html_text.h, table_text.h).
   std::string markdown, html;
+  // The same, placed with the results: in report.md after the instruction
+  // table, in report.html after the failed requests (results_html is whole
+  // <section>s, its own wrapping), both before the page sections placed
+  // kWithTheResults (page_section.h). "" for none.
+  std::string results_markdown, results_html;
 };
 
 class KindView {

@@ -166,6 +166,7 @@ ReportSection PartReport(const FolderPart& part, const json& p, const std::vecto
 // What AddParts gathers over the parts.
 struct PartsModel {
   json summary = json::array(), categories = json::array(), tables = json::array(), fragments = json::array();
+  json with_the_results = json::array();  // ReportSection::results_markdown and results_html
   json samples = json::array(), sample_parts = json::array(), repeats = json::array();
   json failures = json::array();  // failed_requests.h, per part that has any
 };
@@ -178,7 +179,6 @@ void AddSections(const std::string& name, const PartResults& p, ReportSection se
   row["stderr"] = OptJson(sec.stderr_pct);
   if (!sec.instruction.is_null()) (*model)["instruction"] = sec.instruction;
   if (!sec.by_length.is_null()) (*model)["by_length"] = sec.by_length;
-  if (!sec.probe.is_null()) (*model)["probe"] = sec.probe;
   for (auto& c : sec.categories) pm->categories.push_back(std::move(c));
   for (const auto& t : sec.tables) {
     json tj = t.ToJson();
@@ -187,6 +187,9 @@ void AddSections(const std::string& name, const PartResults& p, ReportSection se
   }
   if (!sec.markdown.empty() || !sec.html.empty())
     pm->fragments.push_back({{"part", name}, {"markdown", sec.markdown}, {"html", sec.html}});
+  if (!sec.results_markdown.empty() || !sec.results_html.empty())
+    pm->with_the_results.push_back(
+        {{"part", name}, {"markdown", sec.results_markdown}, {"html", sec.results_html}});
   if (p.complete && !*p.complete)
     notes->push_back(name + ": incomplete: " + (p.n ? FormatDouble("%.0f", *p.n) : "?") + " of " +
                      (p.planned ? FormatDouble("%.0f", *p.planned) : "?") +
@@ -201,7 +204,6 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
   json& m = *model;
   m["instruction"] = nullptr;
   m["by_length"] = nullptr;
-  m["probe"] = nullptr;
   PartsModel pm;
   for (const auto& name : run.parts) {
     if (PageSectionReplacesRow(name)) continue;  // no score: its own page section (page_section.h)
@@ -233,6 +235,7 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
   m["categories"] = pm.categories;
   m["tables"] = pm.tables;
   m["fragments"] = pm.fragments;
+  m["with_the_results"] = pm.with_the_results;
   m["samples"] = pm.samples;
   m["sample_parts"] = pm.sample_parts;
   m["failures"] = pm.failures;

@@ -3,12 +3,13 @@
 // one next token (LogprobsVerdict, evals/run/verdict.h). Its codec
 // (top_logprobs [{id, token, logprob}], cut_off), headline (the top
 // candidate's probability) and report section (the top-1 distribution, a
-// histogram, the positions). `compare` of two probe runs is a distribution
+// histogram, the positions: probe_report.h, placed with the results). `compare` of two probe runs is a distribution
 // comparison of its own (evals/publish/compare_probe.h), not units.
 #include <algorithm>
 #include <cmath>
 
 #include "evals/base/json_fields.h"
+#include "evals/benchmarks/probe/probe_report.h"
 #include "evals/publish/kind_view.h"
 #include "evals/publish/table_text.h"
 #include "evals/run/verdict_kind.h"
@@ -83,41 +84,6 @@ class LogprobsKind : public VerdictKindDefinition {
   void MarkTooLong(Verdict* v) const override { std::get<LogprobsVerdict>(*v).cut_off = false; }
 };
 
-// The share of positions whose top token has p > 0.5, the top-1 logprob's
-// distribution (results.json), a histogram of the top-1 probability, and
-// the positions (at most kProbeRowsShown).
-constexpr size_t kProbeRowsShown = 200;
-
-json ProbeModel(const FolderPart& part, const json& p, const std::vector<SampleRecord>& records) {
-  int bins[10] = {0};
-  json rows = json::array();
-  for (const auto& s : records) {
-    const auto& v = std::get<LogprobsVerdict>(s.verdict);
-    if (v.top.empty()) continue;
-    const double prob = std::exp(v.top[0].logprob);
-    ++bins[std::min(9, static_cast<int>(prob * 10))];
-    if (rows.size() < kProbeRowsShown)
-      rows.push_back({{"position", s.Int("position", -1)}, {"token", v.top[0].token}, {"logprob", v.top[0].logprob},
-                      {"p", prob}, {"excerpt", s.Text("excerpt")}, {"next_word", s.Text("next_word")}});
-  }
-  json hist = json::array();
-  const double n = static_cast<double>(records.size());
-  for (int b = 0; b < 10; ++b)
-    hist.push_back({{"name", FormatDouble("%.1f", b / 10.0) + "–" + FormatDouble("%.1f", (b + 1) / 10.0)},
-                    {"n", bins[b]}, {"score", n > 0 ? 100.0 * bins[b] / n : 0.0}});
-  return {{"part", part.name},
-          {"title", part.display_name},
-          {"positions", records.size()},
-          {"confident_pct", OptJson(ResultNumber(p, {"score"}))},
-          {"top1_logprob", JsonAt(p, {"top1_logprob"})},
-          {"prompt_tokens_mean", JsonAt(p, {"prompt_tokens_mean"})},
-          {"top_logprobs", JsonAt(p, {"info", "top_logprobs"})},
-          {"text", JsonAt(p, {"info", "text", "file"})},
-          {"histogram", hist},
-          {"rows", rows},
-          {"rows_cut", records.size() > rows.size()}};
-}
-
 class LogprobsView : public KindView {
  public:
   VerdictKind Kind() const override { return VerdictKind::kLogprobs; }
@@ -131,7 +97,9 @@ class LogprobsView : public KindView {
               ReportSection* out) const override {
     out->metric = "top-1 p > 0.5 (share of positions)";
     out->score = ResultNumber(p, {"score"});
-    out->probe = ProbeModel(part, p, records);
+    const json model = ProbeReportModel(part, p, records);
+    out->results_markdown = ProbeReportMarkdown(model);
+    out->results_html = ProbeReportHtml(model);
   }
 };
 
