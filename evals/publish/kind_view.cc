@@ -58,6 +58,32 @@ const KindView* FindKindView(VerdictKind kind) {
   return it == Views().end() ? nullptr : it->second;
 }
 
+const KindView* FindKindViewByCompareName(std::string_view name) {
+  for (const auto& [kind, view] : Views())
+    if (view->CompareKindName() == name) return view;
+  return nullptr;
+}
+
+const KindView* OwnComparisonView(const json& part_doc) {
+  if (!part_doc.is_object() || !part_doc.contains("kind") || !part_doc["kind"].is_string()) return nullptr;
+  const KindView* view = FindKindViewByCompareName(part_doc["kind"].get<std::string>());
+  return view && view->ComparesOnItsOwn() ? view : nullptr;
+}
+
+Status KindView::ComparePart(const std::string& part, const RunFolder&, const RunFolder&,
+                             const std::vector<SampleRecord>&, const std::vector<SampleRecord>&,
+                             const CompareOptions&, json*) const {
+  return Status::Internal("part " + part + ": kind " + std::string(Kind().name()) +
+                          " says it compares on its own but has no ComparePart");
+}
+
+Status KindView::ComparePartNoise(const std::string& part, const RunFolder&, const RunFolder&, const RunFolder&,
+                                  const std::vector<SampleRecord>&, const std::vector<SampleRecord>&,
+                                  const CompareOptions&, json*) const {
+  return Status::Internal("part " + part + ": kind " + std::string(Kind().name()) +
+                          " says it compares on its own but has no ComparePartNoise");
+}
+
 void KindView::Browse(const FolderPart& part, const SampleRecord& s, int, json* sample) const {
   BrowseByLabel(part, s, sample);
 }

@@ -16,7 +16,13 @@
 //     after the category tables or with the results; the instruction and
 //     fraction kinds also fill the sections the renderers lay out
 //     themselves (instruction, by_length);
-//   - what the report's sample browser shows of one record (Browse).
+//   - what the report's sample browser shows of one record (Browse);
+//   - for a kind whose parts are not compared by units (a distribution of
+//     next tokens, say): its own comparison, the document's entry of the
+//     part, with and without an A/A pair, and how that entry is shown
+//     (ComparesOnItsOwn and the Compare* hooks);
+//   - clauses it adds to sentences the pages share, where a part of it is
+//     shown (the *Clause hooks).
 //
 // Registration runs during static initialisation (a second view of one
 // kind aborts); lookups after it, from any thread.
@@ -31,6 +37,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evals/base/status.h"
+#include "evals/publish/compare_options.h"
 #include "evals/publish/kind_units.h"
 #include "evals/publish/run_folder.h"
 #include "evals/run/sample_record.h"
@@ -92,6 +100,43 @@ class KindView {
   // Fills the browser's category, gold, extracted, no_answer and extra ([[key, text]])
   // of `sample`; by default BrowseByLabel.
   virtual void Browse(const FolderPart& part, const SampleRecord& s, int max_chars, nlohmann::json* sample) const;
+
+  // ---- A kind `compare` does not pair by units ----
+  // True: `compare` makes its parts' entries with ComparePart (and, with
+  // --noise, ComparePartNoise) instead of pairing Units, and shows them with
+  // the Compare*Markdown/Html hooks below; their noise floor is their own
+  // line, not a row of the flip-rate table. False (the default): none of
+  // the hooks of this block is asked.
+  virtual bool ComparesOnItsOwn() const { return false; }
+  // The part's entry of evalrun.compare/1 `parts` from A's and B's records:
+  // at least part, kind (CompareKindName), verdict, regression (bool: the
+  // part goes into `regressions`, exit 4), metrics and flipped (both [] when
+  // it has none). InvalidInput (exit 1, naming the first difference) for
+  // two runs it cannot compare. By default Internal.
+  virtual Status ComparePart(const std::string& part, const RunFolder& a, const RunFolder& b,
+                             const std::vector<SampleRecord>& sa, const std::vector<SampleRecord>& sb,
+                             const CompareOptions& opts, nlohmann::json* part_doc) const;
+  // With --noise A A2: the A/A pair's records of the part (`na` of run
+  // `noise_a`, `na2` of `noise_a2`) measured as ComparePart measures A and
+  // B; sets `noise` (an object with a `text`) and `within_noise` (bool) of
+  // *part_doc (ComparePart's entry), neither changing its verdict.
+  // InvalidInput ("--noise: ...") for a pair that does not cover what A/B
+  // does. By default Internal.
+  virtual Status ComparePartNoise(const std::string& part, const RunFolder& a, const RunFolder& noise_a,
+                                  const RunFolder& noise_a2, const std::vector<SampleRecord>& na,
+                                  const std::vector<SampleRecord>& na2, const CompareOptions& opts,
+                                  nlohmann::json* part_doc) const;
+  // The entry's line in the Markdown's verdict list ("- ...", no newline;
+  // "" for none).
+  virtual std::string CompareVerdictMarkdown(const nlohmann::json& part_doc) const { return ""; }
+  // What follows the part's name and badges in the page's verdict list
+  // (HTML, escaped by the view; "" for nothing).
+  virtual std::string CompareVerdictHtml(const nlohmann::json& part_doc) const { return ""; }
+  // The part's section: Markdown ("## <part> ..." on), and the page's whole
+  // <section> (HTML; its id CompareAnchor(part), compare_html_parts.h, which
+  // the verdict list links to).
+  virtual std::string ComparePartMarkdown(const nlohmann::json& part_doc) const { return ""; }
+  virtual std::string ComparePartHtml(const nlohmann::json& part_doc) const { return ""; }
 };
 
 class KindViewRegistrar {
@@ -108,6 +153,12 @@ class KindViewRegistrar {
 
 // The view of `kind`, or null (a kind registered without one).
 const KindView* FindKindView(VerdictKind kind);
+// The view whose CompareKindName() is `name` (parts[].kind of a compare
+// document), or null.
+const KindView* FindKindViewByCompareName(std::string_view name);
+// The view of compare document part `part_doc` when its kind compares on
+// its own (ComparesOnItsOwn), else null.
+const KindView* OwnComparisonView(const nlohmann::json& part_doc);
 
 // ---- What the views share ----
 

@@ -3,12 +3,16 @@
 // one next token (LogprobsVerdict, evals/run/verdict.h). Its codec
 // (top_logprobs [{id, token, logprob}], cut_off), headline (the top
 // candidate's probability) and report section (the top-1 distribution, a
-// histogram, the positions: probe_report.h, placed with the results). `compare` of two probe runs is a distribution
-// comparison of its own (evals/publish/compare_probe.h), not units.
+// histogram, the positions: probe_report.h, placed with the results).
+// `compare` of two probe runs is a distribution comparison of its own, not
+// units: the view compares on its own (compare_probe.h) and shows it
+// (compare_probe_text.h).
 #include <algorithm>
 #include <cmath>
 
 #include "evals/base/json_fields.h"
+#include "evals/benchmarks/probe/compare_probe.h"
+#include "evals/benchmarks/probe/compare_probe_text.h"
 #include "evals/benchmarks/probe/probe_report.h"
 #include "evals/publish/kind_view.h"
 #include "evals/publish/table_text.h"
@@ -101,6 +105,23 @@ class LogprobsView : public KindView {
     out->results_markdown = ProbeReportMarkdown(model);
     out->results_html = ProbeReportHtml(model);
   }
+
+  bool ComparesOnItsOwn() const override { return true; }
+  Status ComparePart(const std::string& part, const RunFolder& a, const RunFolder& b,
+                     const std::vector<SampleRecord>& sa, const std::vector<SampleRecord>& sb,
+                     const CompareOptions& opts, json* part_doc) const override {
+    return CompareProbePart(part, a, b, sa, sb, opts, part_doc);
+  }
+  Status ComparePartNoise(const std::string& part, const RunFolder& a, const RunFolder& noise_a,
+                          const RunFolder& noise_a2, const std::vector<SampleRecord>& na,
+                          const std::vector<SampleRecord>& na2, const CompareOptions& opts,
+                          json* part_doc) const override {
+    return ProbePartNoise(part, a, noise_a, noise_a2, na, na2, opts, part_doc);
+  }
+  std::string CompareVerdictMarkdown(const json& p) const override { return ProbeVerdictMarkdown(p); }
+  std::string CompareVerdictHtml(const json& p) const override { return ProbeVerdictHtml(p); }
+  std::string ComparePartMarkdown(const json& p) const override { return ProbePartMarkdown(p); }
+  std::string ComparePartHtml(const json& p) const override { return ProbePartHtml(p); }
 };
 
 EVALRUN_REGISTER_VERDICT_KIND(LogprobsKind);
