@@ -34,6 +34,18 @@ std::string Esc(const std::string& s) { return HtmlEscape(s); }
 
 std::string Pct(const json& v) { return v.is_number() ? FormatDouble("%.2f", v.get<double>() * 100) : "—"; }
 std::string Pp(const json& v) { return v.is_number() ? FormatPoints(v.get<double>()) : "—"; }
+// The clauses the compared parts' kinds add to one of the page's sentences
+// (kind_view.h: `clause` is one of KindView's *Clause hooks), each once.
+std::string KindClauses(const json& cmp, std::string (KindView::*clause)() const) {
+  std::string out;
+  for (const auto& p : cmp["parts"]) {
+    const KindView* view = FindKindViewByCompareName(JsonText(p["kind"]));
+    const std::string c = view ? (view->*clause)() : "";
+    if (!c.empty() && out.find(c) == std::string::npos) out += c;
+  }
+  return out;
+}
+
 // The part's detectable difference, when its noise floor was measured.
 std::optional<double> PartMde(const json& part) {
   const json& n = part.value("noise", json());
@@ -76,7 +88,8 @@ void VerdictSection(const json& cmp, std::string* h) {
         (bad ? "Significant regression" : "No significant regression") + "</div><p>alpha " +
         Esc(FormatDouble("%g", set["alpha"].get<double>())) + ", min delta " +
         Esc(FormatDouble("%.2f", set["min_delta_points"].get<double>())) + " pp; exit code " + E(cmp["exit_code"]) +
-        ". Only each part's headline metric (and a probe's thresholds) decides it.</p><ul class=\"plain\">";
+        ". Only each part's headline metric" + KindClauses(cmp, &KindView::CompareDecidesClause) +
+        " decides it.</p><ul class=\"plain\">";
   for (const auto& p : cmp["parts"]) {
     std::string line = "<li><a href=\"#" + Anchor(JsonText(p["part"])) + "\"><b>" + E(p["part"]) + "</b></a> " +
                        VerdictBadge(JsonText(p["verdict"])) + NoiseBadge(p);
@@ -137,9 +150,8 @@ void NoiseSection(const json& cmp, std::string* h) {
   *h += "<p>A/A pair: A = <code>" + E(nf["a"]) + "</code>, A2 = <code>" + E(nf["a2"]) + "</code>. " +
         E(nf["formula"]) + "; alpha " + Esc(FormatDouble("%g", nf["alpha"].get<double>())) + ", power " +
         Esc(FormatDouble("%g", nf["power"].get<double>())) +
-        ". A headline |Δ| below the detectable difference is labelled within noise; a probe is within noise when "
-        "its mean KLD is not above the A/A pair's largest per-position KLD (the labels do not change the verdict or "
-        "the exit code).</p>";
+        ". A headline |Δ| below the detectable difference is labelled within noise" +
+        KindClauses(cmp, &KindView::CompareNoiseClause) + " (the labels do not change the verdict or the exit code).</p>";
   std::string rows, texts;
   for (const auto& p : cmp["parts"]) {
     const json& n = p.value("noise", json());

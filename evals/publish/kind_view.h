@@ -22,7 +22,7 @@
 //     part, with and without an A/A pair, and how that entry is shown
 //     (ComparesOnItsOwn and the Compare* hooks);
 //   - clauses it adds to sentences the pages share, where a part of it is
-//     shown (the *Clause hooks).
+//     shown (CompareDecidesClause, CompareNoiseClause, RepeatClause).
 //
 // Registration runs during static initialisation (a second view of one
 // kind aborts); lookups after it, from any thread.
@@ -137,6 +137,21 @@ class KindView {
   // the verdict list links to).
   virtual std::string ComparePartMarkdown(const nlohmann::json& part_doc) const { return ""; }
   virtual std::string ComparePartHtml(const nlohmann::json& part_doc) const { return ""; }
+
+  // ---- Clauses of the pages' shared sentences ----
+  // What a sentence that every page prints needs to say of this kind, added
+  // once to it where a part of the kind is shown; "" (the default) for
+  // nothing. Plain words, printed as they are in Markdown and in HTML (no
+  // & < > characters), starting with their own " " or "; ".
+  // compare's page, after "Only each part's headline metric" (what else
+  // decides the exit code).
+  virtual std::string CompareDecidesClause() const { return ""; }
+  // compare's page, with an A/A pair, after "... is labelled within noise"
+  // (when a part of this kind is).
+  virtual std::string CompareNoiseClause() const { return ""; }
+  // The report's run-to-run noise section (a part of this kind has a
+  // repeat), after "... is within noise" (what its row means).
+  virtual std::string RepeatClause() const { return ""; }
 };
 
 class KindViewRegistrar {

@@ -312,8 +312,8 @@ std::string RepeatSection(const json& m) {
   h += "<section id=\"repeat\"><h2>Run-to-run noise (--repeat 2)</h2><p>Every part was run twice (the second in "
        "<code>repeat-2/</code>). " +
        (JsonText(m["repeat_formula"]).empty() ? std::string() : E(m["repeat_formula"]) + "; alpha 0.05, power 0.8. ") +
-       "A difference from another run below the detectable difference is within noise; for a probe, flips are the "
-       "positions whose top token changed and the floor is the KLD between the repeats.</p><table><thead><tr><th>part</th>"
+       "A difference from another run below the detectable difference is within noise" +
+       JsonText(m.value("repeat_clauses", json(""))) + ".</p><table><thead><tr><th>part</th>"
        "<th>flips</th><th>flip rate (%)</th><th>detectable difference (pp)</th></tr></thead><tbody>";
   for (const auto& r : m["repeats"]) {
     std::string mde = r["mde"].is_number()         ? FormatDouble("%.2f", r["mde"].get<double>())

@@ -125,8 +125,8 @@ void RepeatSection(const json& m, std::string* o) {
   line("Every part was run twice (the second in `repeat-2/`). " +
        (JsonText(m["repeat_formula"]).empty() ? std::string()
                                               : MarkdownCell(JsonText(m["repeat_formula"])) + "; alpha 0.05, power 0.8. ") +
-       "A difference from another run below the detectable difference is within noise; for a probe, flips are the "
-       "positions whose top token changed and the floor is the KLD between the repeats.");
+       "A difference from another run below the detectable difference is within noise" +
+       JsonText(m.value("repeat_clauses", json(""))) + ".");
   line("");
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : m["repeats"]) {

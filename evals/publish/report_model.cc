@@ -127,7 +127,7 @@ json RepeatRow(const std::string& part, const PartRepeat& rep) {
   row["mde_below"] = OptJson(Percent(rep.mde_below));
   row["text"] = rep.text;
   row["formula"] = rep.formula;
-  // A probe's repeats: flips are top-token changes, the floor a KLD.
+  // A repeat of distributions (the logprobs kind's): the KLD between them.
   row["kld_mean"] = OptJson(rep.kld_mean);
   row["kld_max"] = OptJson(rep.kld_max);
   return row;
@@ -167,6 +167,7 @@ ReportSection PartReport(const FolderPart& part, const json& p, const std::vecto
 struct PartsModel {
   json summary = json::array(), categories = json::array(), tables = json::array(), fragments = json::array();
   json with_the_results = json::array();  // ReportSection::results_markdown and results_html
+  std::string repeat_clauses;             // KindView::RepeatClause of the kinds with a repeat
   json samples = json::array(), sample_parts = json::array(), repeats = json::array();
   json failures = json::array();  // failed_requests.h, per part that has any
 };
@@ -198,6 +199,14 @@ void AddSections(const std::string& name, const PartResults& p, ReportSection se
   if (p.repeat) pm->repeats.push_back(RepeatRow(name, *p.repeat));
 }
 
+// The clause `part`'s kind adds to the repeat section's sentence
+// (KindView::RepeatClause), once for all the parts of a kind.
+void AddRepeatClause(const FolderPart& part, std::string* clauses) {
+  const KindView* view = part.kind ? FindKindView(*part.kind) : nullptr;
+  const std::string c = view ? view->RepeatClause() : "";
+  if (!c.empty() && clauses->find(c) == std::string::npos) *clauses += c;
+}
+
 // Every part: its summary row, its sections (its kind's, its own), its
 // records for the browser; notes for what is missing or incomplete.
 Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* notes) {
@@ -224,14 +233,17 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
       return NaturalLess(JsonText(a["id"]), JsonText(b["id"]));
     });
     for (auto& o : shown) pm.samples.push_back(std::move(o));
-    AddSections(name, ReadPartResults(p), PartReport(part, p, records), &m, &pm, notes);
+    const PartResults results = ReadPartResults(p);
+    if (results.repeat) AddRepeatClause(part, &pm.repeat_clauses);
+    AddSections(name, results, PartReport(part, p, records), &m, &pm, notes);
   }
   m["summary"] = pm.summary;
   m["repeats"] = pm.repeats.empty() ? json() : pm.repeats;
-  std::string formula;  // the accuracy parts' (a probe's repeat has none)
+  std::string formula;  // the accuracy parts' (a repeat measured otherwise has none)
   for (const auto& r : pm.repeats)
     if (formula.empty()) formula = JsonText(r["formula"]);
   m["repeat_formula"] = formula;
+  m["repeat_clauses"] = pm.repeat_clauses;
   m["categories"] = pm.categories;
   m["tables"] = pm.tables;
   m["fragments"] = pm.fragments;

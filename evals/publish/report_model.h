@@ -25,7 +25,9 @@
 //   fragments: [{part, markdown, html}] (sections rendered by their owner),
 //   setup: [[field, text]], noise: {text, details} or null, notes,
 //   repeats: [{part, pairs, flips, flip_rate (%), mde (pp) or null,
-//              mde_below (pp) or null, text, formula}] (a --repeat 2 run) or null,
+//              mde_below (pp) or null, text, formula, kld_mean, kld_max}]
+//            (a --repeat 2 run) or null, repeat_formula (the first
+//            formula), repeat_clauses (the parts' kinds' KindView::RepeatClause),
 //   page_sections: {part: model} of each registered page section
 //             (page_section.h; null where the run has none of it),
 //   samples: [{part, id, category, verdict, gold, extracted, response, ...}]

@@ -122,6 +122,15 @@ class LogprobsView : public KindView {
   std::string CompareVerdictHtml(const json& p) const override { return ProbeVerdictHtml(p); }
   std::string ComparePartMarkdown(const json& p) const override { return ProbePartMarkdown(p); }
   std::string ComparePartHtml(const json& p) const override { return ProbePartHtml(p); }
+
+  std::string CompareDecidesClause() const override { return " (and a probe's thresholds)"; }
+  std::string CompareNoiseClause() const override {
+    return "; a probe is within noise when its mean KLD is not above the A/A pair's largest per-position KLD";
+  }
+  std::string RepeatClause() const override {
+    return "; for a probe, flips are the positions whose top token changed and the floor is the KLD between the "
+           "repeats";
+  }
 };
 
 EVALRUN_REGISTER_VERDICT_KIND(LogprobsKind);
