@@ -89,7 +89,7 @@ struct FractionVerdict {
   bool null = false;
 };
 
-// Not a judgement but a measurement (the probe part, evals/benchmarks/probe/probe.cc):
+// Not a judgement but a measurement (the logprob probe's, evals/benchmarks/probe/):
 // the server's top-K candidates for the next token of a fixed text, most
 // likely first. Its "score" is the top candidate's probability; what it
 // means is read by `compare` against another run (the kind's view,

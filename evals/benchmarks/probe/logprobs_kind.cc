@@ -9,6 +9,8 @@
 // (compare_probe_text.h).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 
 #include "evals/base/json_fields.h"
 #include "evals/benchmarks/probe/compare_probe.h"
@@ -16,31 +18,48 @@
 #include "evals/benchmarks/probe/probe_report.h"
 #include "evals/publish/kind_view.h"
 #include "evals/publish/table_text.h"
+#include "evals/run/top_logprobs_codec.h"
 #include "evals/run/verdict_kind.h"
+#include "scorers/probe/probe_divergence.h"
 
 namespace evalrun {
 namespace {
 
 using nlohmann::json;
 
-// One candidate of top_logprobs[i] into *out.
-Status DecodeCandidate(const SampleLineReader& in, const json& e, const std::string& field, TokenLogprob* out) {
-  if (!e.is_object()) return in.Expected(field, "an object {id, token, logprob}", &e);
-  auto id = e.find("id");
-  if (id != e.end() && !id->is_null()) {
-    if (!id->is_number_integer() || id->get<int64_t>() < 0)
-      return in.Expected(field + ".id", "a token id (an integer >= 0) or null", &*id);
-    out->id = id->get<int64_t>();
+// A probe's repeats: its distributions, not scores. "flips" are the
+// positions whose top token changed; the KLD between the repeats is the A/A
+// floor an A/B probe comparison is read against (compare --noise).
+json ProbeRepeatJson(const std::vector<SampleRecord>& first, const std::vector<SampleRecord>& second) {
+  std::map<std::string, const LogprobsVerdict*> by_id;
+  for (const auto& rec : second) by_id[rec.id] = &std::get<LogprobsVerdict>(rec.verdict);
+  std::vector<double> kld;
+  int64_t changed = 0;
+  for (const auto& rec : first) {
+    auto it = by_id.find(rec.id);
+    const auto& v = std::get<LogprobsVerdict>(rec.verdict);
+    if (it == by_id.end() || v.top.empty() || it->second->top.empty()) continue;
+    const PositionDivergence d = ComparePosition(v.top, it->second->top);
+    kld.push_back(d.kld);
+    changed += !d.same_top;
   }
-  auto tok = e.find("token");
-  if (tok == e.end() || !tok->is_string())
-    return in.Expected(field + ".token", "a string", tok == e.end() ? nullptr : &*tok);
-  out->token = tok->get<std::string>();
-  auto lp = e.find("logprob");
-  if (lp == e.end() || !lp->is_number() || lp->get<double>() > 1e-6)
-    return in.Expected(field + ".logprob", "a number <= 0", lp == e.end() ? nullptr : &*lp);
-  out->logprob = lp->get<double>();
-  return Status::Ok();
+  const ValueSummary k = Summarize(kld);
+  const int64_t n = static_cast<int64_t>(kld.size());
+  json j;
+  j["kind"] = VerdictKindName(VerdictKind::kLogprobs);
+  j["pairs"] = n;
+  j["flips"] = changed;
+  j["flip_rate"] = n > 0 ? static_cast<double>(changed) / n : 0.0;
+  j["kld"] = {{"mean", k.mean}, {"median", k.median}, {"p95", k.p95}, {"p99", k.p99}, {"max", k.max}};
+  j["mde"] = nullptr;
+  j["mde_below"] = nullptr;
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "KLD(repeat 1 || repeat 2) over %lld positions: mean %.3g, p99 %.3g, max %.3g; the top token changed "
+                "at %lld",
+                static_cast<long long>(n), k.mean, k.p99, k.max, static_cast<long long>(changed));
+  j["text"] = text;
+  return j;
 }
 
 // top_logprobs: [{id (null when the server gave none), token, logprob}],
@@ -56,25 +75,13 @@ class LogprobsKind : public VerdictKindDefinition {
 
   void Encode(const Verdict& v, json* line) const override {
     const LogprobsVerdict& l = std::get<LogprobsVerdict>(v);
-    json top = json::array();
-    for (const TokenLogprob& t : l.top)
-      top.push_back({{"id", t.id >= 0 ? json(t.id) : json()}, {"token", t.token}, {"logprob", t.logprob}});
-    (*line)["top_logprobs"] = std::move(top);
+    (*line)["top_logprobs"] = EncodeTopLogprobs(l.top);
     (*line)["cut_off"] = l.cut_off;
   }
 
   Status Decode(const SampleLineReader& in, Verdict* out) const override {
     LogprobsVerdict l;
-    const json* top = in.Find("top_logprobs");
-    if (!top || !top->is_array()) return in.Expected("top_logprobs", "an array of {id, token, logprob}", top);
-    for (size_t i = 0; i < top->size(); ++i) {
-      const std::string field = "top_logprobs[" + std::to_string(i) + "]";
-      TokenLogprob t;
-      EVALRUN_RETURN_IF_ERROR(DecodeCandidate(in, (*top)[i], field, &t));
-      if (i > 0 && t.logprob > l.top.back().logprob)
-        return in.Error(field + ".logprob", "the candidates are not in descending order of logprob");
-      l.top.push_back(std::move(t));
-    }
+    EVALRUN_RETURN_IF_ERROR(DecodeTopLogprobs(in, &l.top));
     EVALRUN_RETURN_IF_ERROR(in.Bool("cut_off", &l.cut_off));
     *out = std::move(l);
     return Status::Ok();
@@ -86,6 +93,13 @@ class LogprobsKind : public VerdictKindDefinition {
   }
   bool CutOff(const Verdict& v) const override { return std::get<LogprobsVerdict>(v).cut_off; }
   void MarkTooLong(Verdict* v) const override { std::get<LogprobsVerdict>(*v).cut_off = false; }
+  // The candidates are the measurement: the stored answer's text does not
+  // hold them, so a stored verdict is kept.
+  bool KeepsStoredVerdict() const override { return true; }
+  json CompareRepeats(const std::vector<SampleRecord>& first,
+                      const std::vector<SampleRecord>& second) const override {
+    return ProbeRepeatJson(first, second);
+  }
 };
 
 class LogprobsView : public KindView {
