@@ -5,7 +5,6 @@
 #include "evals/publish/compare_html.h"
 #include "evals/publish/compare_markdown.h"
 #include "evals/publish/compare_noise.h"
-#include "evals/publish/compare_probe.h"
 #include "evals/publish/compare_setup.h"
 #include "evals/publish/compare_stats.h"
 #include "evals/publish/compare_units.h"
@@ -47,17 +46,6 @@ std::string CompareKindName(VerdictKind kind) {
 const char* CompareScale(VerdictKind kind) {
   const KindView* view = FindKindView(kind);
   return view && view->Fractional() ? "fraction" : "pass_fail";
-}
-
-// The tables a part's own section adds (kind_view.h), as JSON.
-nlohmann::json PartTables(const std::string& part, const RunFolder& a, const RunFolder& b) {
-  nlohmann::json out = nlohmann::json::array();
-  const PartSection* own = FindPartSection(part);
-  if (!own || !own->compare) return out;
-  std::vector<SectionTable> tables;
-  own->compare(a, b, part, &tables);
-  for (const auto& t : tables) out.push_back(t.ToJson());
-  return out;
 }
 
 Status CheckOptions(const CompareOptions& o) {
@@ -149,20 +137,19 @@ Status ReadPartSamples(const RunFolder& a, const RunFolder& b, const std::string
   return Status::Ok();
 }
 
-// A probe: distributions, not scores (compare_probe.h).
-Status CompareProbe(const std::string& part, const RunFolder& a, const RunFolder& b,
-                    const std::vector<SampleRecord>& sa, const std::vector<SampleRecord>& sb,
-                    const NoisePair& noise, const CompareOptions& opts, nlohmann::json* out,
-                    PartVerdicts* verdicts, nlohmann::json* notes) {
+// A part whose kind compares it on its own, not by units (kind_view.h).
+Status CompareOwnPart(const KindView& view, const std::string& part, VerdictKind kind, const RunFolder& a,
+                      const RunFolder& b, const std::vector<SampleRecord>& sa, const std::vector<SampleRecord>& sb,
+                      const NoisePair& noise, const CompareOptions& opts, nlohmann::json* out,
+                      PartVerdicts* verdicts, nlohmann::json* notes) {
   nlohmann::json pd;
-  EVALRUN_RETURN_IF_ERROR(compare_internal::CompareProbePart(part, a, b, sa, sb, opts, &pd));
+  EVALRUN_RETURN_IF_ERROR(view.ComparePart(part, a, b, sa, sb, opts, &pd));
   pd["noise"] = nullptr;
   pd["within_noise"] = nullptr;
   if (noise.given) {
     std::vector<SampleRecord> na, na2;
-    EVALRUN_RETURN_IF_ERROR(ReadNoiseRecords(noise, part, VerdictKind::kLogprobs, &na, &na2, notes));
-    EVALRUN_RETURN_IF_ERROR(
-        compare_internal::ProbePartNoise(part, a, noise.a, noise.a2, na, na2, opts, &pd));
+    EVALRUN_RETURN_IF_ERROR(ReadNoiseRecords(noise, part, kind, &na, &na2, notes));
+    EVALRUN_RETURN_IF_ERROR(view.ComparePartNoise(part, a, noise.a, noise.a2, na, na2, opts, &pd));
   }
   if (pd["regression"].get<bool>()) verdicts->regressions.push_back(part);
   *out = std::move(pd);
@@ -239,25 +226,18 @@ Status ComparePart(const std::string& part, const RunFolder& a, const RunFolder&
     return Status::InvalidInput("part " + part + ": " + a.dir + " records " + VerdictKindName(*fa.kind) +
                                 " verdicts, " + b.dir + " " + VerdictKindName(*fb.kind) + " verdicts");
   if (!fa.kind) fa.kind = fb.kind;
-  nlohmann::json tables = PartTables(part, a, b);
   if (!fa.kind) {
-    if (!tables.empty()) {  // a part without verdicts that brings its own section
-      *out = {{"part", part},        {"kind", "section"},   {"scale", "pass_fail"}, {"verdict", "n/a"},
-              {"regression", false}, {"metrics", nlohmann::json::array()}, {"noise", nullptr},
-              {"within_noise", nullptr}, {"tables", tables}};
-      return Status::Ok();
-    }
     notes->push_back("part " + part + ": no verdicts (not a question set, or not known to this evalrun); not compared");
     return Status::Ok();
   }
   std::vector<SampleRecord> sa, sb;
   EVALRUN_RETURN_IF_ERROR(ReadPartSamples(a, b, part, *fa.kind, &sa, &sb, notes));
-  if (*fa.kind == VerdictKind::kLogprobs)
-    EVALRUN_RETURN_IF_ERROR(CompareProbe(part, a, b, sa, sb, noise, opts, out, verdicts, notes));
+  if (const KindView* view = FindKindView(*fa.kind); view && view->ComparesOnItsOwn())
+    EVALRUN_RETURN_IF_ERROR(CompareOwnPart(*view, part, *fa.kind, a, b, sa, sb, noise, opts, out, verdicts, notes));
   else
     EVALRUN_RETURN_IF_ERROR(CompareScoredPart(part, fa, sa, sb, noise, opts, out, verdicts, notes));
   AddCompareSection(part, a.results, b.results, out, notes);  // a part's own view (compare_section.h)
-  (*out)["tables"] = std::move(tables);
+  (*out)["tables"] = nlohmann::json::array();  // none since PartSection went; kept for evalrun.compare/1's readers
   return Status::Ok();
 }
 

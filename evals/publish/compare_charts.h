@@ -22,7 +22,8 @@ namespace evalrun {
 // it is within noise.
 std::string DeltaChart(const nlohmann::json& rows, std::optional<double> noise_mde);
 
-// The per-position KLD distribution of a probe comparison: `histogram` is
+// The per-position KLD distribution of a comparison of next-token
+// distributions (a kind that compares on its own, kind_view.h): `histogram` is
 // the part's kld_histogram (an "exactly 0" bar, then one bar per decade
 // from the lowest to the highest one that holds a position), `marks` a list
 // of {name, value, limit: bool}: thresholds (limit, a red dashed line) and

@@ -1,17 +1,17 @@
 #include "evals/publish/compare_html.h"
 
-#include <cctype>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "evals/base/json_fields.h"
 #include "evals/publish/compare_charts.h"
+#include "evals/publish/compare_html_parts.h"
 #include "evals/publish/compare_noise.h"
 #include "evals/publish/compare_options.h"
 #include "evals/publish/html_page.h"
 #include "evals/publish/html_text.h"
-#include "evals/publish/section_tables.h"
+#include "evals/publish/kind_view.h"
 #include "evals/publish/table_text.h"
 #include "evals/publish/compare_section.h"
 #include "scorers/statistics.h"
@@ -21,39 +21,29 @@ namespace {
 
 using nlohmann::json;
 
+// Short names for compare_html_parts.h's.
+std::string Td(const std::string& s, bool num = false) { return HtmlTd(s, num); }
+std::string Th(const std::string& s, bool num = false) { return HtmlTh(s, num); }
+std::string Badge(const std::string& cls, const std::string& text) { return HtmlBadge(cls, text); }
+std::string Anchor(const std::string& part) { return CompareAnchor(part); }
+std::string VerdictBadge(const std::string& verdict) { return CompareVerdictBadge(verdict); }
+std::string NoiseBadge(const json& part) { return CompareNoiseBadge(part); }
+
 std::string E(const json& v) { return HtmlEscape(JsonText(v)); }
 std::string Esc(const std::string& s) { return HtmlEscape(s); }
 
 std::string Pct(const json& v) { return v.is_number() ? FormatDouble("%.2f", v.get<double>() * 100) : "—"; }
 std::string Pp(const json& v) { return v.is_number() ? FormatPoints(v.get<double>()) : "—"; }
-std::string G(const json& v) { return v.is_number() ? FormatDouble("%.6g", v.get<double>()) : "—"; }
-std::string Td(const std::string& s, bool num = false) {
-  return std::string(num ? "<td class=\"num\">" : "<td>") + s + "</td>";
-}
-std::string Th(const std::string& s, bool num = false) {
-  return std::string(num ? "<th class=\"num\">" : "<th>") + s + "</th>";
-}
-std::string Badge(const std::string& cls, const std::string& text) {
-  return "<span class=\"badge " + cls + "\">" + Esc(text) + "</span>";
-}
-
-// An id attribute from a part's name.
-std::string Anchor(const std::string& part) {
-  std::string s = "part-";
-  for (unsigned char c : part) s += std::isalnum(c) ? static_cast<char>(c) : '-';
-  return s;
-}
-
-std::string VerdictBadge(const std::string& verdict) {
-  if (verdict == "regression") return Badge("b-bad", verdict);
-  if (verdict == "improvement" || verdict == "within thresholds") return Badge("b-ok", verdict);
-  return Badge("b-info", verdict);
-}
-
-std::string NoiseBadge(const json& part) {
-  const json& w = part.value("within_noise", json());
-  if (!w.is_boolean()) return "";
-  return " " + Badge(w.get<bool>() ? "b-noise" : "b-info", w.get<bool>() ? "within noise" : "beyond noise");
+// The clauses the compared parts' kinds add to one of the page's sentences
+// (kind_view.h: `clause` is one of KindView's *Clause hooks), each once.
+std::string KindClauses(const json& cmp, std::string (KindView::*clause)() const) {
+  std::string out;
+  for (const auto& p : cmp["parts"]) {
+    const KindView* view = FindKindViewByCompareName(JsonText(p["kind"]));
+    const std::string c = view ? (view->*clause)() : "";
+    if (!c.empty() && out.find(c) == std::string::npos) out += c;
+  }
+  return out;
 }
 
 // The part's detectable difference, when its noise floor was measured.
@@ -98,13 +88,13 @@ void VerdictSection(const json& cmp, std::string* h) {
         (bad ? "Significant regression" : "No significant regression") + "</div><p>alpha " +
         Esc(FormatDouble("%g", set["alpha"].get<double>())) + ", min delta " +
         Esc(FormatDouble("%.2f", set["min_delta_points"].get<double>())) + " pp; exit code " + E(cmp["exit_code"]) +
-        ". Only each part's headline metric (and a probe's thresholds) decides it.</p><ul class=\"plain\">";
+        ". Only each part's headline metric" + KindClauses(cmp, &KindView::CompareDecidesClause) +
+        " decides it.</p><ul class=\"plain\">";
   for (const auto& p : cmp["parts"]) {
     std::string line = "<li><a href=\"#" + Anchor(JsonText(p["part"])) + "\"><b>" + E(p["part"]) + "</b></a> " +
                        VerdictBadge(JsonText(p["verdict"])) + NoiseBadge(p);
-    if (p["kind"] == "logprobs") {
-      line += " KLD mean " + G(p["kld"]["mean"]) + ", p99 " + G(p["kld"]["p99"]) + ", top-1 agreement " +
-              Esc(FormatDouble("%.2f", 100 * p["top1_agreement"].get<double>())) + " %";
+    if (const KindView* own = OwnComparisonView(p)) {
+      line += own->CompareVerdictHtml(p);
     } else if (!p["metrics"].empty()) {
       const json& m = p["metrics"][0];
       const json& st = m["overall"];
@@ -160,15 +150,14 @@ void NoiseSection(const json& cmp, std::string* h) {
   *h += "<p>A/A pair: A = <code>" + E(nf["a"]) + "</code>, A2 = <code>" + E(nf["a2"]) + "</code>. " +
         E(nf["formula"]) + "; alpha " + Esc(FormatDouble("%g", nf["alpha"].get<double>())) + ", power " +
         Esc(FormatDouble("%g", nf["power"].get<double>())) +
-        ". A headline |Δ| below the detectable difference is labelled within noise; a probe is within noise when "
-        "its mean KLD is not above the A/A pair's largest per-position KLD (the labels do not change the verdict or "
-        "the exit code).</p>";
+        ". A headline |Δ| below the detectable difference is labelled within noise" +
+        KindClauses(cmp, &KindView::CompareNoiseClause) + " (the labels do not change the verdict or the exit code).</p>";
   std::string rows, texts;
   for (const auto& p : cmp["parts"]) {
     const json& n = p.value("noise", json());
     if (!n.is_object()) continue;
     texts += "<li><b>" + E(p["part"]) + "</b>: " + E(n["text"]) + ".</li>";
-    if (p["kind"] == "logprobs") continue;  // a probe's floor is a KLD, not a flip rate: its line only
+    if (OwnComparisonView(p)) continue;  // its floor is its own (kind_view.h): its line only
     const std::string mde = Esc(compare_internal::DetectableDifferenceText(n));
     rows += "<tr>" + Td("<a href=\"#" + Anchor(JsonText(p["part"])) + "\">" + E(p["part"]) + "</a>") +
             Td(E(n["flips"]) + " / " + E(n["pairs"]), true) + Td(Pct(n["flip_rate"]) + " %", true) +
@@ -232,87 +221,6 @@ void ScoredPartSection(const json& p, std::string* h) {
   *h += "</section>\n";
 }
 
-// A part that brings only its own section (no verdicts): its tables follow.
-void OwnSection(const json& p, std::string* h) {
-  const std::string part = JsonText(p["part"]);
-  *h += "<section id=\"" + Anchor(part) + "\"><h2>" + Esc(part) + "</h2></section>\n";
-}
-
-std::string TopCell(const json& t) {
-  return "<code>" + E(t["token"]) + "</code> <span class=\"pm\">" +
-         Esc(FormatDouble("%.5f", t["logprob"].get<double>())) + "</span>";
-}
-
-std::string PositionsTable(const json& rows) {
-  std::string s = "<table><thead><tr>" + Th("position", true) + Th("KLD", true) + Th("A top (logprob)") +
-                  Th("B top (logprob)") + Th("|Δ logprob|", true) + Th("text before it") + Th("next word") +
-                  "</tr></thead><tbody>";
-  for (const auto& w : rows)
-    s += "<tr>" + Td(E(w["position"]), true) + Td(G(w["kld"]), true) + Td(TopCell(w["a_top"])) +
-         Td(TopCell(w["b_top"])) + Td(G(w["abs_delta_top_logprob"]), true) + Td(E(w["excerpt"])) +
-         Td(E(w["next_word"])) + "</tr>";
-  return s + "</tbody></table>";
-}
-
-void ProbePartSection(const json& p, std::string* h) {
-  const std::string part = JsonText(p["part"]);
-  *h += "<section id=\"" + Anchor(part) + "\"><h2>" + Esc(part) + " (logprob probe) " +
-        VerdictBadge(JsonText(p["verdict"])) + NoiseBadge(p) + "</h2><p>Paired on " + E(p["paired"]) + " positions (" +
-        E(p["only_in_a"]) + " only in A, " + E(p["only_in_b"]) + " only in B), top " + E(p["top_logprobs"]) +
-        " candidates each, text <code>" + E(JsonAt(p, {"text", "file"})) + "</code>.</p>";
-  *h += "<table class=\"compact\"><thead><tr>" + Th("statistic") + Th("mean", true) + Th("median", true) +
-        Th("p95", true) + Th("p99", true) + Th("max", true) + "</tr></thead><tbody>";
-  for (const auto& [title, key] : {std::pair<const char*, const char*>{"KLD(A‖B), nats", "kld"},
-                                   {"|Δ logprob| of A's top token", "abs_delta_top_logprob"}}) {
-    const json& s = p[key];
-    *h += "<tr>" + Td(title) + Td(G(s["mean"]), true) + Td(G(s["median"]), true) + Td(G(s["p95"]), true) +
-          Td(G(s["p99"]), true) + Td(G(s["max"]), true) + "</tr>";
-  }
-  *h += "</tbody></table><p>Top-1 agreement: <b>" +
-        Esc(FormatDouble("%.3f", 100 * p["top1_agreement"].get<double>())) + " %</b> (" + E(p["top1_same"]) + " of " +
-        E(p["paired"]) + "); top-K sets differ at " + E(p["top_sets_differ"]) + " positions; A's top token outside "
-        "B's top-K at " + E(p["a_top_outside_b"]) + ".</p>";
-  json marks = json::array();
-  if (p["thresholds"].empty()) {
-    *h += "<p class=\"note\">No thresholds set (card keys max_kld_mean, max_kld_p99, min_top1 of the part, or "
-          "<code>--max-kld-mean</code>, <code>--max-kld-p99</code>, <code>--min-top1</code>): measured only.</p>";
-  } else {
-    *h += "<h3>thresholds</h3><table class=\"compact\"><thead><tr>" + Th("threshold") + Th("limit", true) +
-          Th("value", true) + Th("from") + Th("") + "</tr></thead><tbody>";
-    for (const auto& c : p["thresholds"]) {
-      const bool ex = c["exceeded"].get<bool>();
-      *h += "<tr>" + Td("<code>" + E(c["name"]) + "</code>") + Td(G(c["limit"]), true) + Td(G(c["value"]), true) +
-            Td(E(c["source"])) + Td(ex ? Badge("b-bad", "exceeded") : Badge("b-ok", "ok")) + "</tr>";
-      if (JsonText(c["name"]) != "min_top1") marks.push_back({{"name", c["name"]}, {"value", c["limit"]}, {"limit", true}});
-    }
-    *h += "</tbody></table>";
-  }
-  marks.push_back({{"name", "mean"}, {"value", p["kld"]["mean"]}, {"limit", false}});
-  marks.push_back({{"name", "p99"}, {"value", p["kld"]["p99"]}, {"limit", false}});
-  const json& noise = p.value("noise", json());
-  json noise_histogram;
-  if (noise.is_object()) {
-    marks.push_back({{"name", "A/A max"}, {"value", noise["kld"]["max"]}, {"limit", false}});
-    noise_histogram = noise["kld_histogram"];
-  }
-  if (p["kld_histogram"].is_object())
-    *h += "<h3>distribution of per-position KLD</h3>" + KldHistogramChart(p["kld_histogram"], marks, noise_histogram);
-  if (noise.is_object()) *h += "<p>Noise floor: " + E(noise["text"]) + ".</p>";
-  const json& changed = p.value("top1_changed", json::array());
-  const int64_t changed_total = p.value("top1_changed_total", static_cast<int64_t>(changed.size()));
-  *h += "<h3>top token changed (" + std::to_string(changed_total) + " positions)</h3>";
-  if (changed.empty()) {
-    *h += "<p>At every paired position A's and B's most likely tokens are the same.</p>";
-  } else {
-    *h += PositionsTable(changed);
-    if (changed_total > static_cast<int64_t>(changed.size()))
-      *h += "<p class=\"note\">The first " + std::to_string(changed.size()) + " by position; the samples of both runs "
-            "have them all.</p>";
-  }
-  if (!p["worst"].empty()) *h += "<h3>worst positions by KLD</h3>" + PositionsTable(p["worst"]);
-  *h += "<p class=\"note\">KLD: " + E(p["kld_definition"]) + "</p></section>\n";
-}
-
 void SetupSection(const json& cmp, std::string* h) {
   *h += "<section id=\"setup\"><h2>What differs between the runs</h2>";
   std::vector<std::string> same, unknown;
@@ -357,14 +265,8 @@ std::string ComparisonHtml(const json& cmp) {
   SummarySection(cmp, &h);
   NoiseSection(cmp, &h);
   for (const auto& p : cmp["parts"]) {
-    if (p["kind"] == "logprobs") ProbePartSection(p, &h);
-    else if (p["kind"] == "section") OwnSection(p, &h);
+    if (const KindView* own = OwnComparisonView(p)) h += own->ComparePartHtml(p);  // kind_view.h
     else ScoredPartSection(p, &h);
-    // The tables the part's own section brings (kind_view.h), in the part's
-    // <section> (its last tag closed after them).
-    const std::string tables = SectionTablesHtml(p.value("tables", json::array()));
-    if (!tables.empty() && h.size() >= 11 && h.compare(h.size() - 11, 11, "</section>\n") == 0)
-      h.insert(h.size() - 11, tables);
   }
   SetupSection(cmp, &h);
   if (!cmp["notes"].empty()) {

@@ -10,10 +10,8 @@
 //   - per part: the delta by group as a chart (shaded by the noise floor when
 //     one was measured) and a table, and the flipped items with what each
 //     run answered (at most kHtmlFlipsShown; --json lists all);
-//   - per probe part: KLD mean/median/p95/p99/max, top-1 agreement, the
-//     thresholds, the per-position KLD distribution as a chart (one bar per
-//     decade, thresholds marked), the positions whose top token changed and
-//     the worst positions with their text;
+//   - per part of a kind that compares on its own (kind_view.h): the
+//     section its view renders (compare_html_parts.h has the pieces);
 //   - what differs between the runs, and the notes.
 //
 // Thread-safety: a pure function.

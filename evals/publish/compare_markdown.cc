@@ -6,8 +6,7 @@
 #include "evals/base/json_fields.h"
 #include "evals/publish/compare_noise.h"
 #include "evals/publish/compare_options.h"
-#include "evals/publish/compare_probe.h"
-#include "evals/publish/section_tables.h"
+#include "evals/publish/kind_view.h"
 #include "evals/publish/table_text.h"
 #include "evals/publish/compare_section.h"
 #include "scorers/statistics.h"
@@ -78,7 +77,7 @@ void NoiseSection(const nlohmann::json& cmp, std::string* o) {
   std::string rows;
   for (const auto& p : cmp["parts"]) {
     const auto& n = p.value("noise", nlohmann::json());
-    if (!n.is_object() || p["kind"] == "logprobs") continue;  // a probe's floor is a KLD: its line below
+    if (!n.is_object() || OwnComparisonView(p)) continue;  // a floor of its own (kind_view.h): its line below
     const std::string mde = compare_internal::DetectableDifferenceText(n);
     rows += ("| " + Cell(JsonText(p["part"])) + " | " + n["flips"].dump() + "/" + n["pairs"].dump() + " | " +
          Pct(n["flip_rate"]) + " % | " + n["n"].dump() + " | " + mde + " | " + Pp(n["delta"]) + " | " +
@@ -116,7 +115,8 @@ void RunsSection(const nlohmann::json& cmp, std::string* o) {
 }
 
 // Verdict first: what a person (and CI) came for. The overall verdict, then
-// a line per part that regressed or improved (a probe's own verdict line).
+// a line per part that regressed or improved (a kind that compares on its
+// own gives its own line, kind_view.h).
 void VerdictSection(const nlohmann::json& cmp, std::string* o) {
   auto line = [&](const std::string& s) { *o += s + "\n"; };
   const auto& set = cmp["settings"];
@@ -131,8 +131,8 @@ void VerdictSection(const nlohmann::json& cmp, std::string* o) {
   }
   line("");
   for (const auto& p : cmp["parts"]) {
-    if (p["kind"] == "logprobs") {
-      if (!p["thresholds"].empty()) line(compare_internal::ProbeVerdictLine(p));
+    if (const KindView* own = OwnComparisonView(p)) {
+      if (const std::string s = own->CompareVerdictMarkdown(p); !s.empty()) line(s);
       continue;
     }
     const std::string v = p["verdict"];
@@ -300,23 +300,20 @@ void FlipsSection(const nlohmann::json& p, const Headers& h, int max_flips_shown
   line("");
 }
 
-// A part's own section: a probe's, or pairing, groups and flips.
+// A part's section: its kind's own (kind_view.h), or pairing, groups and
+// flips.
 void PartSection(const nlohmann::json& p, int max_flips_shown, std::string* o) {
-  const nlohmann::json tables = p.value("tables", nlohmann::json::array());
-  if (p["kind"] == "logprobs") {
-    *o += compare_internal::ProbePartMarkdown(p) + SectionTablesMarkdown(tables);
+  if (const KindView* own = OwnComparisonView(p)) {
+    *o += own->ComparePartMarkdown(p);
     return;
   }
   const std::string part = p["part"];
   *o += "## " + part + "\n\n";
-  if (p["kind"] != "section") {  // a part that brings only its own section has no units
-    const Headers h = HeadersFor(p);
-    PairingLine(p, o);
-    *o += CompareSectionMarkdown(p);
-    GroupTables(p, h, o);
-    FlipsSection(p, h, max_flips_shown, o);
-  }
-  *o += SectionTablesMarkdown(tables);
+  const Headers h = HeadersFor(p);
+  PairingLine(p, o);
+  *o += CompareSectionMarkdown(p);
+  GroupTables(p, h, o);
+  FlipsSection(p, h, max_flips_shown, o);
 }
 
 }  // namespace

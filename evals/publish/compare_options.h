@@ -32,10 +32,11 @@ struct CompareOptions {
   // none measured.
   std::string noise_a;
   std::string noise_a2;
-  // Probe parts (evals/publish/compare_probe.h): thresholds that override
-  // the probe card keys of the same names; unset: the card's, if any.
+  // For a kind compared by its distributions of next tokens (a kind that
+  // compares on its own, kind_view.h): thresholds that override its parts'
+  // card keys of the same names; unset: the card's, if any.
   std::optional<double> max_kld_mean, max_kld_p99, min_top1;
-  int probe_worst_shown = 10;       // the worst positions listed (JSON and Markdown)
+  int worst_positions_shown = 10;   // its worst positions listed (JSON and Markdown)
 };
 
 

@@ -18,10 +18,6 @@ std::map<std::string, const KindView*, std::less<>>& Views() {
   static auto* views = new std::map<std::string, const KindView*, std::less<>>();
   return *views;
 }
-std::map<std::string, PartSection, std::less<>>& Sections() {
-  static auto* sections = new std::map<std::string, PartSection, std::less<>>();
-  return *sections;
-}
 
 [[noreturn]] void Twice(const char* what, const std::string& name) {
   std::fprintf(stderr, "evalrun: %s \"%s\" registered twice\n", what, name.c_str());
@@ -57,18 +53,35 @@ KindViewRegistrar::KindViewRegistrar(const KindView* view) {
   if (!Views().emplace(name, view).second) Twice("the view of verdict kind", name);
 }
 
-PartSectionRegistrar::PartSectionRegistrar(std::string part, PartSection section) {
-  if (!Sections().emplace(part, std::move(section)).second) Twice("the section of part", part);
-}
-
 const KindView* FindKindView(VerdictKind kind) {
   auto it = Views().find(kind.name());
   return it == Views().end() ? nullptr : it->second;
 }
 
-const PartSection* FindPartSection(std::string_view name) {
-  auto it = Sections().find(name);
-  return it == Sections().end() ? nullptr : &it->second;
+const KindView* FindKindViewByCompareName(std::string_view name) {
+  for (const auto& [kind, view] : Views())
+    if (view->CompareKindName() == name) return view;
+  return nullptr;
+}
+
+const KindView* OwnComparisonView(const json& part_doc) {
+  if (!part_doc.is_object() || !part_doc.contains("kind") || !part_doc["kind"].is_string()) return nullptr;
+  const KindView* view = FindKindViewByCompareName(part_doc["kind"].get<std::string>());
+  return view && view->ComparesOnItsOwn() ? view : nullptr;
+}
+
+Status KindView::ComparePart(const std::string& part, const RunFolder&, const RunFolder&,
+                             const std::vector<SampleRecord>&, const std::vector<SampleRecord>&,
+                             const CompareOptions&, json*) const {
+  return Status::Internal("part " + part + ": kind " + std::string(Kind().name()) +
+                          " says it compares on its own but has no ComparePart");
+}
+
+Status KindView::ComparePartNoise(const std::string& part, const RunFolder&, const RunFolder&, const RunFolder&,
+                                  const std::vector<SampleRecord>&, const std::vector<SampleRecord>&,
+                                  const CompareOptions&, json*) const {
+  return Status::Internal("part " + part + ": kind " + std::string(Kind().name()) +
+                          " says it compares on its own but has no ComparePartNoise");
 }
 
 void KindView::Browse(const FolderPart& part, const SampleRecord& s, int, json* sample) const {

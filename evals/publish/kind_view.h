@@ -1,11 +1,10 @@
-// What `compare` and `report` know of a verdict kind, and of a part that
-// brings a section of its own: registered from the kind's (or part's) own
-// file, beside its run-side registration (evals/run/verdict_kind.h), so that
-// a new kind or a part's new section changes no file of evals/publish.
+// What `compare` and `report` know of a verdict kind: registered from the
+// kind's own file, beside its run-side registration (evals/run/
+// verdict_kind.h), so that a new kind changes no file of evals/publish. (A
+// part's own section registers apart: page_section.h, compare_section.h.)
 //
 //   class ChecksView : public KindView { ... };
 //   EVALRUN_REGISTER_KIND_VIEW(ChecksView);
-//   EVALRUN_REGISTER_PART_SECTION("speed", SpeedSections());
 //
 // A kind's view gives:
 //   - its comparison units (kind_units.h): pass/fail units, which `compare`
@@ -13,21 +12,23 @@
 //     as numbers, "A > B");
 //   - its report section (ReportSection): the part's summary line, bar
 //     charts, and tables (SectionTable: rendered as Markdown and as HTML,
-//     every cell text), or Markdown and HTML it renders itself (a chart);
-//     the built-in kinds also fill the sections the renderers lay out
-//     themselves (instruction, by_length, probe);
-//   - what the report's sample browser shows of one record (Browse).
-// A part's section (PartSection) adds to the report after its kind's, and
-// to `compare`'s document of the part (tables under `tables`); a part that
-// writes no samples (a procedure) gets a compared document of its tables
-// alone.
+//     every cell text), or Markdown and HTML it renders itself (a chart),
+//     after the category tables or with the results; the instruction and
+//     fraction kinds also fill the sections the renderers lay out
+//     themselves (instruction, by_length);
+//   - what the report's sample browser shows of one record (Browse);
+//   - for a kind whose parts are not compared by units (a distribution of
+//     next tokens, say): its own comparison, the document's entry of the
+//     part, with and without an A/A pair, and how that entry is shown
+//     (ComparesOnItsOwn and the Compare* hooks);
+//   - clauses it adds to sentences the pages share, where a part of it is
+//     shown (CompareDecidesClause, CompareNoiseClause, RepeatClause).
 //
 // Registration runs during static initialisation (a second view of one
-// kind, or section of one part, aborts); lookups after it, from any thread.
+// kind aborts); lookups after it, from any thread.
 #ifndef EVALRUN_EVALS_PUBLISH_KIND_VIEW_H_
 #define EVALRUN_EVALS_PUBLISH_KIND_VIEW_H_
 
-#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -36,6 +37,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evals/base/status.h"
+#include "evals/publish/compare_options.h"
 #include "evals/publish/kind_units.h"
 #include "evals/publish/run_folder.h"
 #include "evals/run/sample_record.h"
@@ -65,14 +68,20 @@ struct ReportSection {
   std::optional<double> score, stderr_pct;
   // Bar charts: {part, title, dimension, rows: [{name, n, correct, score (%)}]}.
   nlohmann::json categories = nlohmann::json::array();
-  // The built-in kinds' own sections (report_model.h describes them), null
-  // when not this part's.
-  nlohmann::json instruction, by_length, probe;
+  // The instruction and fraction kinds' own sections (report_model.h
+  // describes them), null when not this part's.
+  nlohmann::json instruction, by_length;
   std::vector<SectionTable> tables;
   // A section rendered by its owner (a chart, a paragraph): Markdown placed
-  // as it is in report.md, HTML as it is inside a <section> of report.html.
+  // as it is in report.md, HTML as it is inside a <section> of report.html,
+  // after the category tables and the SectionTables.
   // Whoever writes them escapes what they show (html_text.h, table_text.h).
   std::string markdown, html;
+  // The same, placed with the results: in report.md after the instruction
+  // table, in report.html after the failed requests (results_html is whole
+  // <section>s, its own wrapping), both before the page sections placed
+  // kWithTheResults (page_section.h). "" for none.
+  std::string results_markdown, results_html;
 };
 
 class KindView {
@@ -91,26 +100,63 @@ class KindView {
   // Fills the browser's category, gold, extracted, no_answer and extra ([[key, text]])
   // of `sample`; by default BrowseByLabel.
   virtual void Browse(const FolderPart& part, const SampleRecord& s, int max_chars, nlohmann::json* sample) const;
-};
 
-// A part's own section (the speed part's, the thinking part's). Either
-// hook may be empty.
-struct PartSection {
-  std::function<void(const RunFolder& run, const FolderPart& part, const nlohmann::json& results_part,
-                     const std::vector<SampleRecord>& records, ReportSection* out)>
-      report;
-  // Adds to *tables what compare shows of the part between A and B.
-  std::function<void(const RunFolder& a, const RunFolder& b, const std::string& part, std::vector<SectionTable>* tables)>
-      compare;
+  // ---- A kind `compare` does not pair by units ----
+  // True: `compare` makes its parts' entries with ComparePart (and, with
+  // --noise, ComparePartNoise) instead of pairing Units, and shows them with
+  // the Compare*Markdown/Html hooks below; their noise floor is their own
+  // line, not a row of the flip-rate table. False (the default): none of
+  // the hooks of this block is asked.
+  virtual bool ComparesOnItsOwn() const { return false; }
+  // The part's entry of evalrun.compare/1 `parts` from A's and B's records:
+  // at least part, kind (CompareKindName), verdict, regression (bool: the
+  // part goes into `regressions`, exit 4), metrics and flipped (both [] when
+  // it has none). InvalidInput (exit 1, naming the first difference) for
+  // two runs it cannot compare. By default Internal.
+  virtual Status ComparePart(const std::string& part, const RunFolder& a, const RunFolder& b,
+                             const std::vector<SampleRecord>& sa, const std::vector<SampleRecord>& sb,
+                             const CompareOptions& opts, nlohmann::json* part_doc) const;
+  // With --noise A A2: the A/A pair's records of the part (`na` of run
+  // `noise_a`, `na2` of `noise_a2`) measured as ComparePart measures A and
+  // B; sets `noise` (an object with a `text`) and `within_noise` (bool) of
+  // *part_doc (ComparePart's entry), neither changing its verdict.
+  // InvalidInput ("--noise: ...") for a pair that does not cover what A/B
+  // does. By default Internal.
+  virtual Status ComparePartNoise(const std::string& part, const RunFolder& a, const RunFolder& noise_a,
+                                  const RunFolder& noise_a2, const std::vector<SampleRecord>& na,
+                                  const std::vector<SampleRecord>& na2, const CompareOptions& opts,
+                                  nlohmann::json* part_doc) const;
+  // The entry's line in the Markdown's verdict list ("- ...", no newline;
+  // "" for none).
+  virtual std::string CompareVerdictMarkdown(const nlohmann::json& part_doc) const { return ""; }
+  // What follows the part's name and badges in the page's verdict list
+  // (HTML, escaped by the view; "" for nothing).
+  virtual std::string CompareVerdictHtml(const nlohmann::json& part_doc) const { return ""; }
+  // The part's section: Markdown ("## <part> ..." on), and the page's whole
+  // <section> (HTML; its id CompareAnchor(part), compare_html_parts.h, which
+  // the verdict list links to).
+  virtual std::string ComparePartMarkdown(const nlohmann::json& part_doc) const { return ""; }
+  virtual std::string ComparePartHtml(const nlohmann::json& part_doc) const { return ""; }
+
+  // ---- Clauses of the pages' shared sentences ----
+  // What a sentence that every page prints needs to say of this kind, added
+  // once to it where a part of the kind is shown; "" (the default) for
+  // nothing. Plain words, printed as they are in Markdown and in HTML (no
+  // & < > characters), starting with their own " " or "; ".
+  // compare's page, after "Only each part's headline metric" (what else
+  // decides the exit code).
+  virtual std::string CompareDecidesClause() const { return ""; }
+  // compare's page, with an A/A pair, after "... is labelled within noise"
+  // (when a part of this kind is).
+  virtual std::string CompareNoiseClause() const { return ""; }
+  // The report's run-to-run noise section (a part of this kind has a
+  // repeat), after "... is within noise" (what its row means).
+  virtual std::string RepeatClause() const { return ""; }
 };
 
 class KindViewRegistrar {
  public:
   explicit KindViewRegistrar(const KindView* view);
-};
-class PartSectionRegistrar {
- public:
-  PartSectionRegistrar(std::string part, PartSection section);
 };
 
 #define EVALRUN_VIEW_CONCAT_(a, b) a##b
@@ -119,15 +165,15 @@ class PartSectionRegistrar {
   static const ::evalrun::KindViewRegistrar EVALRUN_VIEW_CONCAT(evalrun_view_registrar_, __LINE__) { \
     new Class                                                                                     \
   }
-#define EVALRUN_REGISTER_PART_SECTION(part, section)                                                        \
-  static const ::evalrun::PartSectionRegistrar EVALRUN_VIEW_CONCAT(evalrun_section_registrar_, __LINE__) { \
-    part, section                                                                                           \
-  }
 
 // The view of `kind`, or null (a kind registered without one).
 const KindView* FindKindView(VerdictKind kind);
-// The section of part `name`, or null.
-const PartSection* FindPartSection(std::string_view name);
+// The view whose CompareKindName() is `name` (parts[].kind of a compare
+// document), or null.
+const KindView* FindKindViewByCompareName(std::string_view name);
+// The view of compare document part `part_doc` when its kind compares on
+// its own (ComparesOnItsOwn), else null.
+const KindView* OwnComparisonView(const nlohmann::json& part_doc);
 
 // ---- What the views share ----
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "evals/base/json_fields.h"
+#include "evals/publish/bar_chart.h"
 #include "evals/publish/failed_requests.h"
 #include "evals/publish/page_section.h"
 #include "evals/publish/html_page.h"
@@ -30,40 +31,6 @@ std::string ShortLabel(const std::string& s, size_t max) {
 
 constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                     "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#79706e"};
-
-// Horizontal bars, one per row, for scores in 0..100.
-std::string BarChart(const json& rows) {
-  const int kWidth = 760, kLabelW = 250, kBarX = kLabelW + 12, kBarW = 360, kRowH = 24, kTop = 26;
-  const int height = kTop + static_cast<int>(rows.size()) * kRowH + 8;
-  std::string s = "<svg class=\"chart\" viewBox=\"0 0 " + std::to_string(kWidth) + " " + std::to_string(height) +
-                  "\" width=\"100%\" role=\"img\">";
-  for (int t = 0; t <= 100; t += 25) {
-    double x = kBarX + kBarW * t / 100.0;
-    s += "<line x1=\"" + FormatDouble("%.1f", x) + "\" y1=\"" + std::to_string(kTop - 6) + "\" x2=\"" +
-         FormatDouble("%.1f", x) + "\" y2=\"" + std::to_string(height - 6) + "\" class=\"grid\"/>";
-    s += "<text x=\"" + FormatDouble("%.1f", x) + "\" y=\"" + std::to_string(kTop - 10) +
-         "\" class=\"axis\" text-anchor=\"middle\">" + std::to_string(t) + "</text>";
-  }
-  int i = 0;
-  for (const auto& r : rows) {
-    const int y = kTop + i * kRowH;
-    const double v = r["score"].is_number() ? std::max(0.0, std::min(100.0, r["score"].get<double>())) : 0.0;
-    const std::string name = JsonText(r["name"]);
-    s += "<g><title>" + HtmlEscape(name) + ": " + NumOrDash(r["score"], "%.2f") + " % (n " + NumOrDash(r["n"], "%.0f") +
-         ")</title>";
-    s += "<text x=\"" + std::to_string(kLabelW) + "\" y=\"" + std::to_string(y + 15) +
-         "\" class=\"label\" text-anchor=\"end\">" + HtmlEscape(ShortLabel(name, 38)) + "</text>";
-    s += "<rect x=\"" + std::to_string(kBarX) + "\" y=\"" + std::to_string(y + 4) + "\" width=\"" +
-         std::to_string(kBarW) + "\" height=\"14\" rx=\"3\" class=\"track\"/>";
-    s += "<rect x=\"" + std::to_string(kBarX) + "\" y=\"" + std::to_string(y + 4) + "\" width=\"" +
-         FormatDouble("%.1f", kBarW * v / 100) + "\" height=\"14\" rx=\"3\" class=\"bar\"/>";
-    s += "<text x=\"" + std::to_string(kBarX + kBarW + 10) + "\" y=\"" + std::to_string(y + 15) +
-         "\" class=\"value\">" + NumOrDash(r["score"], "%.1f") + " %<tspan class=\"axis\"> · n " +
-         NumOrDash(r["n"], "%.0f") + "</tspan></text></g>";
-    ++i;
-  }
-  return s + "</svg>";
-}
 
 // Score (0..100) by context length, one line per task and the mean.
 std::string LineChart(const json& by_length) {
@@ -304,37 +271,6 @@ std::string ResultsSection(const json& m) {
   return h;
 }
 
-// A logprob probe: what its distributions look like (compare says how they moved).
-std::string ProbeSection(const json& m) {
-  std::string h;
-  if (!m["probe"].is_object()) return h;
-  const json& pr = m["probe"];
-  const json& t = pr["top1_logprob"];
-  h += "<section id=\"probe\"><h2>" + E(pr["title"]) + ": next-token distributions</h2>";
-  h += "<p>" + E(pr["positions"]) + " positions of " + E(pr["text"]) + ", top " + E(pr["top_logprobs"]) +
-       " candidates each; " + NumOrDash(pr["confident_pct"], "%.1f") +
-       " % of the positions have a top token with p &gt; 0.5. Prompts: " +
-       NumOrDash(pr["prompt_tokens_mean"], "%.1f") + " tokens on average. Compare two probe runs with "
-       "<code>evalrun compare</code> (KL divergence, top-1 agreement).</p>";
-  h += "<table class=\"compact\"><thead><tr><th>top-1 logprob</th><th class=\"num\">mean</th>"
-       "<th class=\"num\">min</th><th class=\"num\">p05</th><th class=\"num\">median</th>"
-       "<th class=\"num\">p95</th><th class=\"num\">max</th></tr></thead><tbody><tr><td></td>";
-  for (const char* k : {"mean", "min", "p05", "median", "p95", "max"})
-    h += "<td class=\"num\">" + NumOrDash(t.is_object() && t.contains(k) ? t[k] : json(), "%.4f") + "</td>";
-  h += "</tr></tbody></table><h3>share of positions by top-1 probability</h3>" + BarChart(pr["histogram"]);
-  h += "<h3>positions</h3><table class=\"compact\"><thead><tr><th class=\"num\">position</th><th>text before it"
-       "</th><th>next word</th><th>top token</th><th class=\"num\">logprob</th><th class=\"num\">p</th></tr>"
-       "</thead><tbody>";
-  for (const auto& r : pr["rows"])
-    h += "<tr><td class=\"num\">" + E(r["position"]) + "</td><td>" + E(r["excerpt"]) + "</td><td>" +
-         E(r["next_word"]) + "</td><td><code>" + E(r["token"]) + "</code></td><td class=\"num\">" +
-         NumOrDash(r["logprob"], "%.5f") + "</td><td class=\"num\">" + NumOrDash(r["p"], "%.3f") + "</td></tr>";
-  h += "</tbody></table>";
-  if (pr["rows_cut"].get<bool>()) h += "<p class=\"note\">The first 200 positions; samples.jsonl has them all.</p>";
-  h += "</section>\n";
-  return h;
-}
-
 // Scores by context length (RULER).
 std::string ByLengthSection(const json& m) {
   std::string h;
@@ -376,8 +312,8 @@ std::string RepeatSection(const json& m) {
   h += "<section id=\"repeat\"><h2>Run-to-run noise (--repeat 2)</h2><p>Every part was run twice (the second in "
        "<code>repeat-2/</code>). " +
        (JsonText(m["repeat_formula"]).empty() ? std::string() : E(m["repeat_formula"]) + "; alpha 0.05, power 0.8. ") +
-       "A difference from another run below the detectable difference is within noise; for a probe, flips are the "
-       "positions whose top token changed and the floor is the KLD between the repeats.</p><table><thead><tr><th>part</th>"
+       "A difference from another run below the detectable difference is within noise" +
+       JsonText(m.value("repeat_clauses", json(""))) + ".</p><table><thead><tr><th>part</th>"
        "<th>flips</th><th>flip rate (%)</th><th>detectable difference (pp)</th></tr></thead><tbody>";
   for (const auto& r : m["repeats"]) {
     std::string mde = r["mde"].is_number()         ? FormatDouble("%.2f", r["mde"].get<double>())
@@ -453,7 +389,8 @@ std::string RenderReportHtml(const json& m) {
   h += "<header><h1>" + E(m["title"]) + "</h1><div class=\"sub\">" + E(m["subtitle"]) + "</div></header>\n";
   h += ResultsSection(m);
   h += FailedRequestsHtml(m.value("failures", json::array()));  // evals/publish/failed_requests.h
-  h += ProbeSection(m);
+  // The sections a kind renders itself with the results (kind_view.h).
+  for (const auto& f : m.value("with_the_results", json::array())) h += JsonText(f["html"]);
   h += RenderPageSectionsHtml(m.value("page_sections", json()), PagePlace::kWithTheResults);
   h += ByLengthSection(m);
   h += CategoriesSection(m);

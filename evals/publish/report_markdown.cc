@@ -79,24 +79,6 @@ void InstructionTable(const json& m, std::string* o) {
   line("");
 }
 
-// A logprob probe's top-1 logprob summary.
-void ProbeTable(const json& m, std::string* o) {
-  auto line = [&](const std::string& s) { *o += s + "\n"; };
-  if (!m["probe"].is_object()) return;
-  const json& pr = m["probe"];
-  const json& t = pr["top1_logprob"];
-  line("### " + MarkdownCell(JsonText(pr["title"])) + ": next-token distributions");
-  line("");
-  line(JsonText(pr["positions"]) + " positions, top " + JsonText(pr["top_logprobs"]) + " candidates; " +
-       NumCell(pr["confident_pct"], "%.1f") + " % with a top token of p > 0.5.");
-  line("");
-  std::vector<std::string> row = {""};
-  for (const char* k : {"mean", "min", "p05", "median", "p95", "max"})
-    row.push_back(NumCell(t.is_object() && t.contains(k) ? t[k] : json(), "%.4f"));
-  *o += MarkdownTable({"top-1 logprob", "mean", "min", "p05", "median", "p95", "max"}, "lrrrrrr", {row});
-  line("");
-}
-
 // RULER: scores by context length and task.
 void ByLengthTable(const json& m, std::string* o) {
   auto line = [&](const std::string& s) { *o += s + "\n"; };
@@ -143,8 +125,8 @@ void RepeatSection(const json& m, std::string* o) {
   line("Every part was run twice (the second in `repeat-2/`). " +
        (JsonText(m["repeat_formula"]).empty() ? std::string()
                                               : MarkdownCell(JsonText(m["repeat_formula"])) + "; alpha 0.05, power 0.8. ") +
-       "A difference from another run below the detectable difference is within noise; for a probe, flips are the "
-       "positions whose top token changed and the floor is the KLD between the repeats.");
+       "A difference from another run below the detectable difference is within noise" +
+       JsonText(m.value("repeat_clauses", json(""))) + ".");
   line("");
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : m["repeats"]) {
@@ -193,7 +175,8 @@ std::string RenderReportMarkdown(const json& m) {
   ResultsTable(m, &o);
   o += FailedRequestsMarkdown(m.value("failures", json::array()));  // evals/publish/failed_requests.h
   InstructionTable(m, &o);
-  ProbeTable(m, &o);
+  // The sections a kind renders itself with the results (kind_view.h).
+  for (const auto& f : m.value("with_the_results", json::array())) o += JsonText(f["markdown"]);
   o += RenderPageSectionsMarkdown(m.value("page_sections", json()), PagePlace::kWithTheResults);
   ByLengthTable(m, &o);
   CategoryTables(m, &o);

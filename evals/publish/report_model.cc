@@ -128,7 +128,7 @@ json RepeatRow(const std::string& part, const PartRepeat& rep) {
   row["mde_below"] = OptJson(Percent(rep.mde_below));
   row["text"] = rep.text;
   row["formula"] = rep.formula;
-  // A probe's repeats: flips are top-token changes, the floor a KLD.
+  // A repeat of distributions (the logprobs kind's): the KLD between them.
   row["kld_mean"] = OptJson(rep.kld_mean);
   row["kld_max"] = OptJson(rep.kld_max);
   return row;
@@ -151,11 +151,9 @@ void AddTitle(const RunFolder& run, json* model) {
   m["subtitle"] = subtitle;
 }
 
-// One part's sections: its kind's view (a part without verdicts, or of a
-// kind without one: its score as results.json has it), then the part's own
-// section when it registered one (kind_view.h).
-ReportSection PartReport(const RunFolder& run, const FolderPart& part, const json& p,
-                         const std::vector<SampleRecord>& records) {
+// One part's sections: its kind's view (kind_view.h); a part without
+// verdicts, or of a kind without one: its score as results.json has it.
+ReportSection PartReport(const FolderPart& part, const json& p, const std::vector<SampleRecord>& records) {
   ReportSection sec;
   sec.score = ResultNumber(p, {"score"});
   if (part.kind)
@@ -163,13 +161,14 @@ ReportSection PartReport(const RunFolder& run, const FolderPart& part, const jso
       sec.score.reset();
       view->Report(part, p, records, &sec);
     }
-  if (const PartSection* own = FindPartSection(part.name); own && own->report) own->report(run, part, p, records, &sec);
   return sec;
 }
 
 // What AddParts gathers over the parts.
 struct PartsModel {
   json summary = json::array(), categories = json::array(), tables = json::array(), fragments = json::array();
+  json with_the_results = json::array();  // ReportSection::results_markdown and results_html
+  std::string repeat_clauses;             // KindView::RepeatClause of the kinds with a repeat
   json samples = json::array(), sample_parts = json::array(), repeats = json::array();
   json failures = json::array();  // failed_requests.h, per part that has any
 };
@@ -182,7 +181,6 @@ void AddSections(const std::string& name, const PartResults& p, ReportSection se
   row["stderr"] = OptJson(sec.stderr_pct);
   if (!sec.instruction.is_null()) (*model)["instruction"] = sec.instruction;
   if (!sec.by_length.is_null()) (*model)["by_length"] = sec.by_length;
-  if (!sec.probe.is_null()) (*model)["probe"] = sec.probe;
   for (auto& c : sec.categories) pm->categories.push_back(std::move(c));
   for (const auto& t : sec.tables) {
     json tj = t.ToJson();
@@ -191,6 +189,9 @@ void AddSections(const std::string& name, const PartResults& p, ReportSection se
   }
   if (!sec.markdown.empty() || !sec.html.empty())
     pm->fragments.push_back({{"part", name}, {"markdown", sec.markdown}, {"html", sec.html}});
+  if (!sec.results_markdown.empty() || !sec.results_html.empty())
+    pm->with_the_results.push_back(
+        {{"part", name}, {"markdown", sec.results_markdown}, {"html", sec.results_html}});
   if (p.complete && !*p.complete)
     notes->push_back(name + ": incomplete: " + (p.n ? FormatDouble("%.0f", *p.n) : "?") + " of " +
                      (p.planned ? FormatDouble("%.0f", *p.planned) : "?") +
@@ -199,13 +200,20 @@ void AddSections(const std::string& name, const PartResults& p, ReportSection se
   if (p.repeat) pm->repeats.push_back(RepeatRow(name, *p.repeat));
 }
 
+// The clause `part`'s kind adds to the repeat section's sentence
+// (KindView::RepeatClause), once for all the parts of a kind.
+void AddRepeatClause(const FolderPart& part, std::string* clauses) {
+  const KindView* view = part.kind ? FindKindView(*part.kind) : nullptr;
+  const std::string c = view ? view->RepeatClause() : "";
+  if (!c.empty() && clauses->find(c) == std::string::npos) *clauses += c;
+}
+
 // Every part: its summary row, its sections (its kind's, its own), its
 // records for the browser; notes for what is missing or incomplete.
 Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* notes) {
   json& m = *model;
   m["instruction"] = nullptr;
   m["by_length"] = nullptr;
-  m["probe"] = nullptr;
   PartsModel pm;
   for (const auto& name : run.parts) {
     if (PageSectionReplacesRow(name)) continue;  // no score: its own page section (page_section.h)
@@ -226,17 +234,21 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
       return NaturalLess(JsonText(a["id"]), JsonText(b["id"]));
     });
     for (auto& o : shown) pm.samples.push_back(std::move(o));
-    AddSections(name, ReadPartResults(p), PartReport(run, part, p, records), &m, &pm, notes);
+    const PartResults results = ReadPartResults(p);
+    if (results.repeat) AddRepeatClause(part, &pm.repeat_clauses);
+    AddSections(name, results, PartReport(part, p, records), &m, &pm, notes);
   }
   m["summary"] = pm.summary;
   m["repeats"] = pm.repeats.empty() ? json() : pm.repeats;
-  std::string formula;  // the accuracy parts' (a probe's repeat has none)
+  std::string formula;  // the accuracy parts' (a repeat measured otherwise has none)
   for (const auto& r : pm.repeats)
     if (formula.empty()) formula = JsonText(r["formula"]);
   m["repeat_formula"] = formula;
+  m["repeat_clauses"] = pm.repeat_clauses;
   m["categories"] = pm.categories;
   m["tables"] = pm.tables;
   m["fragments"] = pm.fragments;
+  m["with_the_results"] = pm.with_the_results;
   m["samples"] = pm.samples;
   m["sample_parts"] = pm.sample_parts;
   m["failures"] = pm.failures;

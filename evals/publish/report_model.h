@@ -6,8 +6,9 @@
 // shown by its verdict kind's view (evals/publish/kind_view.h; the built-in
 // kinds' in evals/kinds/: choice accuracy and categories, instruction four
 // accuracies and per instruction, fraction mean score and by length, code
-// pass@1 and its groups, logprobs the probe), then by its own section when
-// it registered one; a part without a view by its score as recorded.
+// pass@1 and its groups; a kind brought by a benchmark, its folder's), and
+// by its own page section when it registered one (page_section.h); a part
+// without a view by its score as recorded.
 //
 // The model: {job, title, subtitle,
 //   summary: [{part, metric, score (%), stderr (%), n, cut_off, no_answer,
@@ -15,10 +16,8 @@
 //              issue 38), prompt_tps, decode_tps, prompt_tokens, completion_tokens}],
 //   instruction: {title, prompt_strict, inst_strict, prompt_loose, inst_loose} or null,
 //   by_length: {title, lengths: [{length, label, score, tasks}], tasks} or null,
-//   probe: {part, title, positions, confident_pct, top1_logprob {mean, min, p05,
-//           median, p95, max}, prompt_tokens_mean, top_logprobs, text,
-//           histogram: [{name, n, score}], rows: [{position, token, logprob, p,
-//           excerpt, next_word}], rows_cut} or null (a logprob probe),
+//   with_the_results: [{part, markdown, html}] (sections rendered by their
+//             owner, placed with the results: ReportSection::results_*),
 //   failures: [{part, requests, unreadable, groups: [{error, http_status,
 //               count, ids}]}] (each part's failed.jsonl, failed_requests.h),
 //   categories: [{part, title, dimension, rows: [{name, n, correct, score}]}],
@@ -26,7 +25,9 @@
 //   fragments: [{part, markdown, html}] (sections rendered by their owner),
 //   setup: [[field, text]], noise: {text, details} or null, notes,
 //   repeats: [{part, pairs, flips, flip_rate (%), mde (pp) or null,
-//              mde_below (pp) or null, text, formula}] (a --repeat 2 run) or null,
+//              mde_below (pp) or null, text, formula, kld_mean, kld_max}]
+//            (a --repeat 2 run) or null, repeat_formula (the first
+//            formula), repeat_clauses (the parts' kinds' KindView::RepeatClause),
 //   page_sections: {part: model} of each registered page section
 //             (page_section.h; null where the run has none of it),
 //   samples: [{part, id, category, verdict, gold, extracted, response, ...}]

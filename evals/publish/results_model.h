@@ -27,7 +27,7 @@ struct PartSpeeds {
 // `repeat` (evalrun run --repeat 2): fractions as written (0..1).
 struct PartRepeat {
   std::optional<double> pairs, flips, flip_rate, mde, mde_below;
-  std::optional<double> kld_mean, kld_max;  // a probe's repeats
+  std::optional<double> kld_mean, kld_max;  // a repeat of distributions: the KLD between them
   std::string text, formula;
 };
 

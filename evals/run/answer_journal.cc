@@ -2,18 +2,14 @@
 
 #include "evals/run/run_files.h"
 #include "evals/run/sample_codec.h"
+#include "evals/run/top_logprobs_codec.h"
 #include "evals/run/verdict_codec.h"
 
 namespace evalrun {
 
 nlohmann::json EncodeAnswer(const UnscoredAnswer& a) {
   nlohmann::json line = EncodeAnswerFields(a.record);
-  if (!a.completion.top_logprobs.empty()) {
-    // The logprobs codec's own form of the candidates (samples.jsonl's).
-    nlohmann::json tmp;
-    codec_internal::CodecFor(VerdictKind::kLogprobs).Encode(LogprobsVerdict{a.completion.top_logprobs, false}, &tmp);
-    line["top_logprobs"] = std::move(tmp["top_logprobs"]);
-  }
+  if (!a.completion.top_logprobs.empty()) line["top_logprobs"] = EncodeTopLogprobs(a.completion.top_logprobs);
   return line;
 }
 
@@ -35,12 +31,8 @@ Status DecodeAnswer(const nlohmann::json& line, const std::string& where, Unscor
   EVALRUN_RETURN_IF_ERROR(DecodeAnswerFields(line, where, &r));
   Completion& c = out->completion;
   c = CompletionOf(r);
-  if (line.contains("top_logprobs")) {
-    Verdict v;
-    const codec_internal::LineReader in(line, where);
-    EVALRUN_RETURN_IF_ERROR(codec_internal::CodecFor(VerdictKind::kLogprobs).Decode(in, &v));
-    c.top_logprobs = std::get<LogprobsVerdict>(v).top;
-  }
+  if (line.contains("top_logprobs"))
+    EVALRUN_RETURN_IF_ERROR(DecodeTopLogprobs(codec_internal::LineReader(line, where), &c.top_logprobs));
   return Status::Ok();
 }
 

@@ -29,8 +29,8 @@ StepExit MakeTokenizer(const Job& job, const Server& server, const PartRun& r, s
   const Card& card = job.card;
   std::unique_ptr<Tokenizer> tok =
       MakeServerTokenizer(MakeHttpTransport(server.origin, job.token), card.server, r.request.thinking);
-  int tokens = 0;
-  Status st = tok->Count("ping", &tokens);
+  int tokens = 0;  // whether the server counts at all: one word asked
+  Status st = tok->Count("check", &tokens);
   if (!st.ok()) {
     if (!AcceptsEstimatedTokens(*r.def, r.settings))
       return Stop(err,

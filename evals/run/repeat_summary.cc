@@ -1,56 +1,18 @@
 #include "evals/run/repeat_summary.h"
 
-#include <cstdio>
 #include <map>
-#include <variant>
 
+#include "evals/run/verdict_kind.h"
 #include "scorers/noise_floor.h"
-#include "scorers/probe/probe_divergence.h"
 
 namespace evalrun {
-namespace {
-
-// A probe's repeats: its distributions, not scores. "flips" are the
-// positions whose top token changed; the KLD between the repeats is the A/A
-// floor an A/B probe comparison is read against (compare --noise).
-nlohmann::json ProbeRepeatJson(const std::vector<SampleRecord>& first, const std::vector<SampleRecord>& second) {
-  std::map<std::string, const LogprobsVerdict*> by_id;
-  for (const auto& rec : second) by_id[rec.id] = &std::get<LogprobsVerdict>(rec.verdict);
-  std::vector<double> kld;
-  int64_t changed = 0;
-  for (const auto& rec : first) {
-    auto it = by_id.find(rec.id);
-    const auto& v = std::get<LogprobsVerdict>(rec.verdict);
-    if (it == by_id.end() || v.top.empty() || it->second->top.empty()) continue;
-    const PositionDivergence d = ComparePosition(v.top, it->second->top);
-    kld.push_back(d.kld);
-    changed += !d.same_top;
-  }
-  const ValueSummary k = Summarize(kld);
-  const int64_t n = static_cast<int64_t>(kld.size());
-  nlohmann::json j;
-  j["kind"] = "logprobs";
-  j["pairs"] = n;
-  j["flips"] = changed;
-  j["flip_rate"] = n > 0 ? static_cast<double>(changed) / n : 0.0;
-  j["kld"] = {{"mean", k.mean}, {"median", k.median}, {"p95", k.p95}, {"p99", k.p99}, {"max", k.max}};
-  j["mde"] = nullptr;
-  j["mde_below"] = nullptr;
-  char text[320];
-  std::snprintf(text, sizeof text,
-                "KLD(repeat 1 || repeat 2) over %lld positions: mean %.3g, p99 %.3g, max %.3g; the top token changed "
-                "at %lld",
-                static_cast<long long>(n), k.mean, k.p99, k.max, static_cast<long long>(changed));
-  j["text"] = text;
-  return j;
-}
-
-}  // namespace
 
 nlohmann::json RepeatSummary(const std::vector<SampleRecord>& first, const std::vector<SampleRecord>& second,
                           const nlohmann::json& second_result) {
-  if (!first.empty() && std::holds_alternative<LogprobsVerdict>(first.front().verdict)) {
-    nlohmann::json j = ProbeRepeatJson(first, second);
+  nlohmann::json own;  // a kind that compares its repeats itself (verdict_kind.h)
+  if (!first.empty()) own = VerdictKindOf(KindOf(first.front().verdict)).CompareRepeats(first, second);
+  if (!own.is_null()) {
+    nlohmann::json j = std::move(own);
     j["repeats"] = 2;
     j["dir"] = "repeat-2";
     j["n_repeat_2"] = second_result.value("n", nlohmann::json());

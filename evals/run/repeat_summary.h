@@ -3,9 +3,9 @@
 // part's results (docs/results-schema.md). Paired by id over the items both
 // repeats answered: the flip rate of the headline score and the smallest
 // difference a comparison of that many items can detect
-// (scorers/noise_floor.h; alpha 0.05, power 0.8); for a probe (logprobs
-// verdicts) the positions whose top token changed and the KLD between the
-// repeats (scorers/probe/probe_divergence.h).
+// (scorers/noise_floor.h; alpha 0.05, power 0.8); for a kind that compares
+// its repeats itself (VerdictKindDefinition::CompareRepeats, verdict_kind.h),
+// what it measures between them.
 //
 // Thread-safety: a pure function.
 #ifndef EVALRUN_EVALS_RUN_REPEAT_SUMMARY_H_

@@ -2,6 +2,7 @@
 
 #include "evals/run/answer_journal.h"
 #include "evals/run/sample_codec.h"
+#include "evals/run/verdict_kind.h"
 
 namespace evalrun {
 
@@ -12,7 +13,8 @@ int RescoreStored(const Part& part, const PreparedPart& prepared,
   std::string ids;
   for (SampleRecord& rec : *records) {
     auto it = index_by_id.find(rec.id);
-    if (it == index_by_id.end() || rec.too_long.refused || KindOf(rec.verdict) == VerdictKind::kLogprobs) continue;
+    if (it == index_by_id.end() || rec.too_long.refused || VerdictKindOf(KindOf(rec.verdict)).KeepsStoredVerdict())
+      continue;
     SampleRecord rescored = rec;
     rescored.verdict = part.Score(prepared.items[static_cast<size_t>(it->second)], CompletionOf(rec));
     if (EncodeSample(rescored) == EncodeSample(rec)) continue;

@@ -7,7 +7,8 @@
 //
 // Left alone: records of items not asked now, answers the server refused as
 // too long (their verdict is "wrong", not a score of an answer), and
-// logprob verdicts (the probe: the verdict is the measurement itself).
+// verdicts of a kind that keeps them (the measurement itself, not a score of
+// the answer's text: VerdictKindDefinition::KeepsStoredVerdict).
 //
 // Thread-safety: on the runner's thread, before any request (Part::Score is
 // pure).

@@ -203,8 +203,8 @@ StepExit RunQuestionPart(PartRun* r, const RunServices& s, PartOutcome* out);
 // nothing of the job itself changes but one key: `first->result` gets
 // `repeat` (evals/run/repeat_summary.h: the flip rate between the two
 // repeats and the smallest difference a comparison of this many items can
-// detect; for a probe the KLD between them). Resumes as the first run does
-// (answered_repeat).
+// detect, or what the kind measures between them itself). Resumes as the
+// first run does (answered_repeat).
 StepExit RunRepeat(PartRun* r, const RunServices& s, PartOutcome* first);
 // <job>/repeat-2.
 std::string RepeatDir(const Job& job);

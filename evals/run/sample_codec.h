@@ -9,7 +9,8 @@
 // server_parse_error, timings, and too_long with error,
 // server_prompt_tokens, server_n_ctx), the verdict's fields, written
 // and read by the codec its kind registered (evals/run/verdict_kind.h; the
-// built-in kinds' in evals/kinds/, a kind defined elsewhere its own):
+// built-in kinds' in evals/kinds/ or the benchmark folder that brings one,
+// a kind defined elsewhere its own):
 //   choice       extracted (letter or null), correct, cut_off, no_answer
 //   instruction  instruction_id_list, strict and loose
 //                {follow_all_instructions, follow_instruction_list},

@@ -1,6 +1,6 @@
 // KindOf by the variant's alternative; the rest asks the kind's
 // registration (evals/run/verdict_kind.h; the built-in kinds' in
-// evals/kinds/).
+// evals/kinds/ and the benchmark folder that brings one).
 #include "evals/run/verdict.h"
 
 #include "evals/run/verdict_kind.h"

@@ -89,11 +89,11 @@ struct FractionVerdict {
   bool null = false;
 };
 
-// Not a judgement but a measurement (the probe part, evals/benchmarks/probe/probe.cc):
+// Not a judgement but a measurement (the logprob probe's, evals/benchmarks/probe/):
 // the server's top-K candidates for the next token of a fixed text, most
 // likely first. Its "score" is the top candidate's probability; what it
-// means is read by `compare` against another run (evals/publish/
-// compare_probe.h).
+// means is read by `compare` against another run (the kind's view,
+// evals/benchmarks/probe/logprobs_kind.cc).
 struct LogprobsVerdict {
   std::vector<TokenLogprob> top;
   bool cut_off = false;  // never set: one token is always asked

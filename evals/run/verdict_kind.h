@@ -1,6 +1,6 @@
 // The verdict kinds, open: each kind is registered from its own file (the
-// built-in five from evals/kinds/, a test's from tests/parts/) with what the
-// runner needs of it:
+// built-in five from evals/kinds/ and evals/benchmarks/probe/, a test's
+// from tests/parts/) with what the runner needs of it:
 //   - its name (results.json `parts.<name>.kind`),
 //   - its codec: its fields in a samples.jsonl line, written and read back
 //     (VerdictCodec: Keys, Encode, Decode; sample_codec.h adds the common
@@ -46,6 +46,21 @@ class VerdictKindDefinition : public codec_internal::VerdictCodec {
   // The part's results object from its records (`failed`: requests that
   // failed for good). By default AggregateByHeadline.
   virtual nlohmann::json Aggregate(const std::vector<SampleRecord>& records, int failed) const;
+  // True: a verdict is a measurement that the stored answer's text does not
+  // hold (a logprob request's candidates), so resume keeps a stored one
+  // instead of scoring the answer again (rescore_stored.h). By default false.
+  virtual bool KeepsStoredVerdict() const { return false; }
+  // The `repeat` object (docs/results-schema.md) of a part of this kind run
+  // twice, when its repeats are not compared by their headline scores: what
+  // moved between `first` and `second` (kind, pairs, flips, flip_rate, text
+  // and the kind's own measures; RepeatSummary adds repeats, dir,
+  // n_repeat_2, complete_repeat_2). Null (the default): compared by the
+  // headline scores (the flip rate and the detectable difference,
+  // repeat_summary.h).
+  virtual nlohmann::json CompareRepeats(const std::vector<SampleRecord>& first,
+                                        const std::vector<SampleRecord>& second) const {
+    return nullptr;
+  }
 };
 
 // A kind whose verdicts are OtherVerdicts holding a T (a kind defined

@@ -76,6 +76,8 @@ TEST_F(CompareHtml, AccuracyPageShowsTheVerdictTheDeltasTheFlipsAndTheNoiseFloor
   EXPECT_NE(verdict.find("<div class=\"banner bad\">Significant regression</div>"), std::string::npos) << verdict;
   EXPECT_NE(verdict.find("accuracy 100.00 % → 97.50 % (Δ -2.50 pp"), std::string::npos) << verdict;
   EXPECT_NE(verdict.find("beyond noise"), std::string::npos);
+  // No part of a kind that adds to the sentence (the probe's, below).
+  EXPECT_NE(verdict.find("Only each part's headline metric decides it."), std::string::npos) << verdict;
 
   // The summary chart: one row per part's headline.
   const std::string summary = Section(page, "summary");
@@ -89,6 +91,7 @@ TEST_F(CompareHtml, AccuracyPageShowsTheVerdictTheDeltasTheFlipsAndTheNoiseFloor
             std::string::npos)
       << noise;
   EXPECT_NE(noise.find("MDE = (z_{1-alpha/2} + z_{power}) * sqrt(d / n)"), std::string::npos);
+  EXPECT_NE(noise.find("labelled within noise (the labels do not change"), std::string::npos) << noise;
 
   // The part: a delta per category, shaded by the floor, and its ten flips
   // with what each run answered.
@@ -323,8 +326,16 @@ TEST_F(CompareHtmlProbe, ANoisePairGivesTheProbeItsFloorInJsonMarkdownAndThePage
   EXPECT_NE(n["text"].get<std::string>().find("is above the A/A pair's largest per-position KLD: beyond noise"),
             std::string::npos)
       << n["text"];
-  // The page: both pairs in the chart, the floor's sentence.
-  const std::string part = Section(ReadFile(html), "part-probe");
+  // The page: the probe's clauses in the shared sentences (its view's),
+  // both pairs in the chart, the floor's sentence.
+  const std::string page = ReadFile(html);
+  EXPECT_NE(Section(page, "verdict").find("Only each part's headline metric (and a probe's thresholds) decides it."),
+            std::string::npos);
+  EXPECT_NE(Section(page, "noise-floor")
+                .find("labelled within noise; a probe is within noise when its mean KLD is not above the A/A pair's "
+                      "largest per-position KLD (the labels"),
+            std::string::npos);
+  const std::string part = Section(page, "part-probe");
   EXPECT_NE(part.find("<title>A/A, KLD exactly 0 (identical candidates): 40 positions</title>"), std::string::npos)
       << part;
   EXPECT_NE(part.find("<title>A/B, KLD exactly 0 (identical candidates): 0 positions</title>"), std::string::npos);

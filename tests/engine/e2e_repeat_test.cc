@@ -143,6 +143,8 @@ TEST_F(E2eRepeat, RepeatTwoKeepsTheJobAsOneRunAndReportsTheFlipRate) {
   EXPECT_NE(md.find("## Run-to-run noise (--repeat 2)"), std::string::npos) << md;
   EXPECT_NE(md.find(row), std::string::npos) << row << "\n" << md;
   EXPECT_NE(md.find("- mmlupro: " + rep["text"].get<std::string>()), std::string::npos) << md;
+  // No probe in the run: its clause (the logprobs kind's) is not in the sentence.
+  EXPECT_NE(md.find("below the detectable difference is within noise.\n"), std::string::npos) << md;
   const std::string html = ReadFile(JobDir("r") + "/report.html");
   EXPECT_NE(html.find("<section id=\"repeat\"><h2>Run-to-run noise (--repeat 2)</h2>"), std::string::npos);
   std::snprintf(row, sizeof row, "<tr><td>mmlupro</td><td>%d / 40</td><td>%.2f</td><td>%.2f</td></tr>", flips,

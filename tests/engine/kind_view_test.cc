@@ -1,6 +1,8 @@
 // The pieces of the open verdict kinds that need no run: the registries
-// hold the five built-in kinds with their views; a section's tables render
-// escaped in Markdown and HTML; ids sort with their numbers by value.
+// hold the five built-in kinds with their views; the hooks of a kind that
+// compares on its own (the probe's) and of one that does not; a section's
+// tables render escaped in Markdown and HTML; ids sort with their numbers by
+// value.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -31,6 +33,32 @@ TEST(VerdictKinds, TheBuiltInKindsAreRegisteredWithTheirViews) {
   EXPECT_EQ(FindKindView(VerdictKind::kInstruction)->CompareKindName(), "ifeval");
   EXPECT_TRUE(FindKindView(VerdictKind::kFraction)->Fractional());
   EXPECT_FALSE(FindKindView(VerdictKind::kChoice)->Fractional());
+}
+
+TEST(VerdictKinds, OnlyTheLogprobsKindComparesOnItsOwnAndKeepsItsStoredVerdicts) {
+  // Found by the name a compare document gives the part.
+  EXPECT_EQ(FindKindViewByCompareName("ifeval"), FindKindView(VerdictKind::kInstruction));
+  EXPECT_EQ(FindKindViewByCompareName("instruction"), nullptr) << "the document says ifeval";
+  EXPECT_EQ(FindKindViewByCompareName("no-such-kind"), nullptr);
+  const KindView* probe = FindKindViewByCompareName("logprobs");
+  ASSERT_EQ(probe, FindKindView(VerdictKind::kLogprobs));
+  EXPECT_TRUE(probe->ComparesOnItsOwn());
+  EXPECT_EQ(OwnComparisonView(nlohmann::json{{"kind", "logprobs"}, {"part", "probe"}}), probe);
+  EXPECT_EQ(OwnComparisonView(nlohmann::json{{"kind", "choice"}, {"part", "mmlupro"}}), nullptr);
+  EXPECT_EQ(OwnComparisonView(nlohmann::json{{"part", "x"}}), nullptr);
+  EXPECT_FALSE(probe->RepeatClause().empty());
+  EXPECT_TRUE(VerdictKindOf(VerdictKind::kLogprobs).KeepsStoredVerdict());
+  for (VerdictKind k : {VerdictKind::kChoice, VerdictKind::kInstruction, VerdictKind::kFraction, VerdictKind::kCode}) {
+    const KindView* v = FindKindView(k);
+    EXPECT_FALSE(v->ComparesOnItsOwn()) << k.name();
+    EXPECT_EQ(v->CompareDecidesClause() + v->CompareNoiseClause() + v->RepeatClause(), "") << k.name();
+    EXPECT_FALSE(VerdictKindOf(k).KeepsStoredVerdict()) << k.name();
+    EXPECT_TRUE(VerdictKindOf(k).CompareRepeats({}, {}).is_null()) << k.name();
+    // The default ComparePart is a bug to call, said as one.
+    nlohmann::json doc;
+    EXPECT_EQ(v->ComparePart("x", RunFolder(), RunFolder(), {}, {}, CompareOptions(), &doc).code(),
+              Status::Code::kInternal);
+  }
 }
 
 TEST(VerdictKinds, HeadlineAndCutOffAskTheKind) {

@@ -2,7 +2,7 @@
 // seeded positions of a fixed text, teacher-forced (the prompt is always the
 // text itself up to the position, raw, no chat template; never the model's
 // own output). Two runs of it are compared by `evalrun compare` (KL
-// divergence, top-1 agreement: evals/publish/compare_probe.h), which sees
+// divergence, top-1 agreement: compare_probe.h), which sees
 // the small shifts of every distribution that a KV-cache, quantisation or
 // kernel bug makes long before accuracy moves.
 //

@@ -1,4 +1,4 @@
-// The report's view of a probe run (evals/publish/report_model.h `probe`):
+// The report's view of a probe run (evals/benchmarks/probe/probe_report.h):
 // a real probe run against the fake server, `evalrun report`, and the page
 // rendered by headless Chromium (as tests/engine/report_test.cc does) showing the
 // distribution facts and the positions.

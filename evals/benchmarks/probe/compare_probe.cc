@@ -1,4 +1,4 @@
-#include "evals/publish/compare_probe.h"
+#include "evals/benchmarks/probe/compare_probe.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "evals/publish/table_text.h"
 #include "evals/run/verdict.h"
 
-namespace evalrun::compare_internal {
+namespace evalrun {
 namespace {
 
 using nlohmann::json;
@@ -276,7 +276,7 @@ Status CompareProbePart(const std::string& part, const RunFolder& a, const RunFo
   pd["top1_changed_total"] = changed_total;
   pd["top_sets_differ"] = t.sets_differ;
   pd["a_top_outside_b"] = t.outside;
-  pd["worst"] = WorstPositions(rows, opts.probe_worst_shown);
+  pd["worst"] = WorstPositions(rows, opts.worst_positions_shown);
   pd["thresholds"] = checks;
   pd["metrics"] = json::array();  // the units of the other kinds: none here
   pd["flipped"] = json::array();
@@ -331,97 +331,4 @@ Status ProbePartNoise(const std::string& part, const RunFolder& a, const RunFold
   return Status::Ok();
 }
 
-namespace {
-
-std::string G(const json& v) { return FormatDouble("%.6g", v.get<double>()); }
-std::string Cell(const std::string& s) { return MarkdownCell(s, MarkdownCellStyle{true, 160}); }
-
-}  // namespace
-
-std::string ProbeVerdictLine(const json& p) {
-  std::string s = std::string("- ") + (p["regression"].get<bool>() ? "**Regression**" : "Within thresholds") +
-                  " in " + JsonText(p["part"]) + ":";
-  for (const auto& c : p["thresholds"])
-    s += " " + JsonText(c["name"]) + " " + G(c["limit"]) + " (" + JsonText(c["source"]) + "): " + G(c["value"]) +
-         (c["exceeded"].get<bool>() ? " **exceeded**;" : " ok;");
-  if (!s.empty() && s.back() == ';') s.back() = '.';
-  const json& w = p.value("within_noise", json());
-  if (w.is_boolean()) s += w.get<bool>() ? " (within noise)" : " (beyond noise)";
-  return s;
-}
-
-std::string ProbePartMarkdown(const json& p) {
-  std::string o;
-  auto line = [&](const std::string& s) { o += s + "\n"; };
-  line("## " + JsonText(p["part"]) + " (logprob probe)");
-  line("");
-  line("Paired on " + p["paired"].dump() + " positions (" + p["only_in_a"].dump() + " only in A, " +
-       p["only_in_b"].dump() + " only in B), top " + JsonText(p["top_logprobs"]) + " candidates each, text " +
-       Cell(JsonText(JsonAt(p, {"text", "file"}))) + ".");
-  line("");
-  line("| statistic | mean | median | p95 | p99 | max |");
-  line("|---|--:|--:|--:|--:|--:|");
-  for (const auto& [title, key] : {std::pair<const char*, const char*>{"KLD(A‖B), nats", "kld"},
-                                   {"abs Δ logprob of A's top token", "abs_delta_top_logprob"}}) {
-    const json& s = p[key];
-    line(std::string("| ") + title + " | " + G(s["mean"]) + " | " + G(s["median"]) + " | " + G(s["p95"]) + " | " +
-         G(s["p99"]) + " | " + G(s["max"]) + " |");
-  }
-  line("");
-  line("Top-1 agreement: " + FormatDouble("%.3f", 100 * p["top1_agreement"].get<double>()) + " % (" +
-       p["top1_same"].dump() + " of " + p["paired"].dump() + "); top-K sets differ at " + p["top_sets_differ"].dump() +
-       " positions; A's top token outside B's top-K at " + p["a_top_outside_b"].dump() + ".");
-  line("");
-  line("KLD: " + JsonText(p["kld_definition"]));
-  line("");
-  if (p["thresholds"].empty()) {
-    line("No thresholds set (card keys max_kld_mean, max_kld_p99, min_top1 of the part, or the flags "
-         "--max-kld-mean, --max-kld-p99, --min-top1): measured only.");
-  } else {
-    line("| threshold | limit | value | from | |");
-    line("|---|--:|--:|---|---|");
-    for (const auto& c : p["thresholds"])
-      line("| " + JsonText(c["name"]) + " | " + G(c["limit"]) + " | " + G(c["value"]) + " | " +
-           Cell(JsonText(c["source"])) + " | " + (c["exceeded"].get<bool>() ? "**exceeded**" : "ok") + " |");
-  }
-  line("");
-  const json& noise = p.value("noise", json());
-  if (noise.is_object()) {
-    line("Noise floor: " + MarkdownCell(JsonText(noise["text"]), MarkdownCellStyle{true, 1000}) + ".");
-    line("");
-  }
-  // A table of positions (worst[] and top1_changed[] have the same rows).
-  auto positions = [&](const json& rows, size_t most) {
-    line("| position | KLD | A top (logprob) | B top (logprob) | text before it | next word |");
-    line("|--:|--:|---|---|---|---|");
-    auto top = [](const json& t) {
-      return "`" + Cell(JsonText(t["token"])) + "` (" + FormatDouble("%.5f", t["logprob"].get<double>()) + ")";
-    };
-    for (size_t i = 0; i < rows.size() && i < most; ++i) {
-      const json& w = rows[i];
-      line("| " + w["position"].dump() + " | " + G(w["kld"]) + " | " + top(w["a_top"]) + " | " + top(w["b_top"]) +
-           " | " + Cell(JsonText(w["excerpt"])) + " | " + Cell(JsonText(w["next_word"])) + " |");
-    }
-    line("");
-  };
-  const json& changed = p.value("top1_changed", json::array());
-  if (!changed.empty()) {
-    constexpr size_t kShown = 10;
-    const int64_t total = p.value("top1_changed_total", static_cast<int64_t>(changed.size()));
-    line("### Top token changed (" + std::to_string(total) + " positions" +
-         (total > static_cast<int64_t>(kShown) ? ", the first " + std::to_string(kShown) + " by position; --json and "
-                                                 "--html list up to 200"
-                                               : std::string()) +
-         ")");
-    line("");
-    positions(changed, kShown);
-  }
-  if (!p["worst"].empty()) {
-    line("### Worst positions by KLD");
-    line("");
-    positions(p["worst"], p["worst"].size());
-  }
-  return o;
-}
-
-}  // namespace evalrun::compare_internal
+}  // namespace evalrun

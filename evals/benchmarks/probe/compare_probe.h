@@ -1,5 +1,5 @@
-// `evalrun compare` on a probe part (evals/benchmarks/probe/probe.cc, verdict kind
-// "logprobs"): how far B's next-token distributions moved from A's at the
+// `evalrun compare` on a probe part (probe.cc, verdict kind "logprobs",
+// whose view hands its parts here: logprobs_kind.cc): how far B's next-token distributions moved from A's at the
 // same positions of the same text (scorers/probe/probe_divergence.h for the
 // math), and whether that is beyond the thresholds.
 //
@@ -15,10 +15,11 @@
 // max_kld_p99, min_top1): the compare flags, else B's card keys of the part
 // (recorded in results.json parts.<part>.info.thresholds), else A's; any
 // exceeded is a regression (exit 4). None set: measured, no verdict.
+// compare_probe_text.h shows the result.
 //
 // Thread-safety: pure functions.
-#ifndef EVALRUN_EVALS_PUBLISH_COMPARE_PROBE_H_
-#define EVALRUN_EVALS_PUBLISH_COMPARE_PROBE_H_
+#ifndef EVALRUN_EVALS_BENCHMARKS_PROBE_COMPARE_PROBE_H_
+#define EVALRUN_EVALS_BENCHMARKS_PROBE_COMPARE_PROBE_H_
 
 #include <string>
 #include <vector>
@@ -30,7 +31,7 @@
 #include "evals/publish/run_folder.h"
 #include "evals/run/sample_record.h"
 
-namespace evalrun::compare_internal {
+namespace evalrun {
 
 // The part's entry of evalrun.compare/1 `parts` (kind "logprobs"); its
 // "verdict" is "regression", "within thresholds" or "measured".
@@ -52,10 +53,6 @@ Status ProbePartNoise(const std::string& part, const RunFolder& a, const RunFold
                       const RunFolder& noise_a2, const std::vector<SampleRecord>& na,
                       const std::vector<SampleRecord>& na2, const CompareOptions& opts, nlohmann::json* part_doc);
 
-// The part's section of the Markdown, and its line in the verdict list.
-std::string ProbePartMarkdown(const nlohmann::json& part);
-std::string ProbeVerdictLine(const nlohmann::json& part);
+}  // namespace evalrun
 
-}  // namespace evalrun::compare_internal
-
-#endif  // EVALRUN_EVALS_PUBLISH_COMPARE_PROBE_H_
+#endif  // EVALRUN_EVALS_BENCHMARKS_PROBE_COMPARE_PROBE_H_
