@@ -84,6 +84,7 @@ class FractionView : public KindView {
  public:
   VerdictKind Kind() const override { return VerdictKind::kFraction; }
   bool Fractional() const override { return true; }
+  std::string StderrMeaning() const override { return "the standard error of the mean per-sample score"; }
 
   compare_internal::PartUnits Units(const FolderPart& part, const std::vector<SampleRecord>& records) const override {
     return compare_internal::ScoredUnits(part, records, {"score", "mean score", {}, {}}, nullptr);

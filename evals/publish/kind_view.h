@@ -152,6 +152,10 @@ class KindView {
   // The report's run-to-run noise section (a part of this kind has a
   // repeat), after "... is within noise" (what its row means).
   virtual std::string RepeatClause() const { return ""; }
+  // The report's note under the results table, where its ± stderr is not
+  // the binomial one of accuracies: what it is ("the standard error of the
+  // mean per-sample score"), said "for <the parts' display names>".
+  virtual std::string StderrMeaning() const { return ""; }
 };
 
 class KindViewRegistrar {

@@ -248,9 +248,9 @@ std::string ResultsSection(const json& m) {
          ParserCells(r, fallback, parse_errors) + "<td class=\"num\">" + NumOrDash(r["prompt_tps"], "%.1f") + "</td><td class=\"num\">" + NumOrDash(r["decode_tps"], "%.1f") +
          "</td></tr>";
   }
-  h += "</tbody></table></div><p class=\"note\">± stderr: binomial standard error for accuracies; for RULER the "
-       "standard error of the mean per-sample score. failed: requests that failed after retries, not scored (the "
-       "part's failed.jsonl). " +
+  h += "</tbody></table></div><p class=\"note\">± stderr: binomial standard error for accuracies";
+  for (const auto& n : m.value("stderr_notes", json::array())) h += "; for " + E(n["parts"]) + " " + E(n["meaning"]);
+  h += ". failed: requests that failed after retries, not scored (the part's failed.jsonl). " +
        std::string(fallback ? "raw fallback: answers the server's output parser could not parse (HTTP 500), "
                               "recovered from its raw text and scored as usual. "
                             : "") +

@@ -53,10 +53,11 @@ void ResultsTable(const json& m, std::string* o) {
   }
   *o += "## Results\n\n" + MarkdownTable(head, std::string("llrrrrrr") + (fallback ? "r" : "") +
                                                       (parse_errors ? "r" : "") + "rr", rows);
-  *o += "\nScores in percent. ± stderr: the binomial standard error sqrt(p (1 - p) / n) for accuracies; for RULER, "
-        "the standard error of the mean per-sample score. cut-off: answers that hit max_tokens; no answer: no "
-        "choice could be read; failed: requests that failed after retries, not scored (listed in the part's "
-        "failed.jsonl). ";
+  *o += "\nScores in percent. ± stderr: the binomial standard error sqrt(p (1 - p) / n) for accuracies";
+  for (const auto& n : m.value("stderr_notes", json::array()))
+    *o += "; for " + MarkdownCell(JsonText(n["parts"])) + ", " + MarkdownCell(JsonText(n["meaning"]));
+  *o += ". cut-off: answers that hit max_tokens; no answer: no choice could be read; failed: requests that failed "
+        "after retries, not scored (listed in the part's failed.jsonl). ";
   if (fallback)
     *o += "raw fallback: answers the server's output parser could not parse (HTTP 500), recovered from its raw "
           "text and scored as usual. ";

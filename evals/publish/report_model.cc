@@ -169,6 +169,7 @@ struct PartsModel {
   json summary = json::array(), categories = json::array(), tables = json::array(), fragments = json::array();
   json with_the_results = json::array();  // ReportSection::results_markdown and results_html
   std::string repeat_clauses;             // KindView::RepeatClause of the kinds with a repeat
+  json stderr_notes = json::array();      // [{parts, meaning}]: KindView::StderrMeaning
   json samples = json::array(), sample_parts = json::array(), repeats = json::array();
   json failures = json::array();  // failed_requests.h, per part that has any
 };
@@ -208,6 +209,19 @@ void AddRepeatClause(const FolderPart& part, std::string* clauses) {
   if (!c.empty() && clauses->find(c) == std::string::npos) *clauses += c;
 }
 
+// `part`'s display name under its kind's StderrMeaning, if it has one.
+void AddStderrNote(const FolderPart& part, json* notes) {
+  const KindView* view = part.kind ? FindKindView(*part.kind) : nullptr;
+  const std::string meaning = view ? view->StderrMeaning() : "";
+  if (meaning.empty()) return;
+  for (auto& n : *notes)
+    if (n["meaning"] == meaning) {
+      n["parts"] = JsonText(n["parts"]) + ", " + part.display_name;
+      return;
+    }
+  notes->push_back({{"parts", part.display_name}, {"meaning", meaning}});
+}
+
 // Every part: its summary row, its sections (its kind's, its own), its
 // records for the browser; notes for what is missing or incomplete.
 Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* notes) {
@@ -236,6 +250,7 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
     for (auto& o : shown) pm.samples.push_back(std::move(o));
     const PartResults results = ReadPartResults(p);
     if (results.repeat) AddRepeatClause(part, &pm.repeat_clauses);
+    AddStderrNote(part, &pm.stderr_notes);
     AddSections(name, results, PartReport(part, p, records), &m, &pm, notes);
   }
   m["summary"] = pm.summary;
@@ -245,6 +260,7 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
     if (formula.empty()) formula = JsonText(r["formula"]);
   m["repeat_formula"] = formula;
   m["repeat_clauses"] = pm.repeat_clauses;
+  m["stderr_notes"] = pm.stderr_notes;
   m["categories"] = pm.categories;
   m["tables"] = pm.tables;
   m["fragments"] = pm.fragments;
