@@ -13,16 +13,17 @@
 //   - its report section (ReportSection): the part's summary line, bar
 //     charts, and tables (SectionTable: rendered as Markdown and as HTML,
 //     every cell text), or Markdown and HTML it renders itself (a chart),
-//     after the category tables or with the results; the instruction and
-//     fraction kinds also fill the sections the renderers lay out
-//     themselves (instruction, by_length);
+//     under the results table, with the results or after the category
+//     tables; the fraction kind also fills the lengths section the
+//     renderers lay out themselves (by_length);
 //   - what the report's sample browser shows of one record (Browse);
 //   - for a kind whose parts are not compared by units (a distribution of
 //     next tokens, say): its own comparison, the document's entry of the
 //     part, with and without an A/A pair, and how that entry is shown
 //     (ComparesOnItsOwn and the Compare* hooks);
 //   - clauses it adds to sentences the pages share, where a part of it is
-//     shown (CompareDecidesClause, CompareNoiseClause, RepeatClause).
+//     shown (CompareDecidesClause, CompareNoiseClause, RepeatClause,
+//     StderrMeaning).
 //
 // Registration runs during static initialisation (a second view of one
 // kind aborts); lookups after it, from any thread.
@@ -68,17 +69,21 @@ struct ReportSection {
   std::optional<double> score, stderr_pct;
   // Bar charts: {part, title, dimension, rows: [{name, n, correct, score (%)}]}.
   nlohmann::json categories = nlohmann::json::array();
-  // The instruction and fraction kinds' own sections (report_model.h
-  // describes them), null when not this part's.
-  nlohmann::json instruction, by_length;
+  // The fraction kind's lengths section (report_model.h describes it), null
+  // when not this part's.
+  nlohmann::json by_length;
+  // Lines under the results table, rendered by the kind (IFEval's four
+  // accuracies): in report.md after the failed requests, in report.html
+  // inside the results section after its note. "" for none.
+  std::string under_table_markdown, under_table_html;
   std::vector<SectionTable> tables;
   // A section rendered by its owner (a chart, a paragraph): Markdown placed
   // as it is in report.md, HTML as it is inside a <section> of report.html,
   // after the category tables and the SectionTables.
   // Whoever writes them escapes what they show (html_text.h, table_text.h).
   std::string markdown, html;
-  // The same, placed with the results: in report.md after the instruction
-  // table, in report.html after the failed requests (results_html is whole
+  // The same, placed with the results: in report.md after the lines under
+  // the table, in report.html after the failed requests (results_html is whole
   // <section>s, its own wrapping), both before the page sections placed
   // kWithTheResults (page_section.h). "" for none.
   std::string results_markdown, results_html;

@@ -223,7 +223,7 @@ std::string ParserCells(const json& r, bool fallback, bool parse_errors) {
   return h;
 }
 
-// The score table of every part (and the instruction accuracies).
+// The score table of every part (and the lines a kind puts under it).
 std::string ResultsSection(const json& m) {
   if (m["summary"].empty())  // only procedures (speed, fit): no scores, never an empty table
     return "<section id=\"results\"><h2>Results</h2><p>No question part in this run: nothing scored. The "
@@ -258,20 +258,12 @@ std::string ResultsSection(const json& m) {
                        "recover, counted wrong. "
                      : "") +
        "Speeds are the server's own timings, token-weighted over the part.</p>";
-  if (m["instruction"].is_object()) {
-    const json& f = m["instruction"];
-    h += "<h3>" + E(f["title"]) + " accuracies</h3><table class=\"compact\"><thead><tr><th>level</th>"
-         "<th class=\"num\">strict %</th><th class=\"num\">loose %</th></tr></thead><tbody><tr><td>prompt</td>"
-         "<td class=\"num\">" + NumOrDash(f["prompt_strict"], "%.2f") + "</td><td class=\"num\">" +
-         NumOrDash(f["prompt_loose"], "%.2f") + "</td></tr><tr><td>instruction</td><td class=\"num\">" +
-         NumOrDash(f["inst_strict"], "%.2f") + "</td><td class=\"num\">" + NumOrDash(f["inst_loose"], "%.2f") +
-         "</td></tr></tbody></table>";
-  }
+  for (const auto& f : m.value("under_the_table", json::array())) h += JsonText(f["html"]);
   h += "</section>\n";
   return h;
 }
 
-// Scores by context length (RULER).
+// Scores by context length (the fraction kind's by_length).
 std::string ByLengthSection(const json& m) {
   std::string h;
   if (!m["by_length"].is_object() || m["by_length"]["lengths"].empty()) return h;

@@ -67,20 +67,7 @@ void ResultsTable(const json& m, std::string* o) {
   *o += "Speeds: the server's own timings, token-weighted over the part.\n\n";
 }
 
-// IFEval's four accuracies.
-void InstructionTable(const json& m, std::string* o) {
-  auto line = [&](const std::string& s) { *o += s + "\n"; };
-  if (!m["instruction"].is_object()) return;
-  const json& f = m["instruction"];
-  line("### " + MarkdownCell(JsonText(f["title"])));
-  line("");
-  *o += MarkdownTable({"level", "strict (%)", "loose (%)"}, "lrr",
-                      {{"prompt", NumCell(f["prompt_strict"], "%.2f"), NumCell(f["prompt_loose"], "%.2f")},
-                       {"instruction", NumCell(f["inst_strict"], "%.2f"), NumCell(f["inst_loose"], "%.2f")}});
-  line("");
-}
-
-// RULER: scores by context length and task.
+// The fraction kind's scores by context length and task.
 void ByLengthTable(const json& m, std::string* o) {
   auto line = [&](const std::string& s) { *o += s + "\n"; };
   if (!m["by_length"].is_object()) return;
@@ -175,7 +162,7 @@ std::string RenderReportMarkdown(const json& m) {
   if (!JsonText(m["subtitle"]).empty()) o += MarkdownCell(JsonText(m["subtitle"])) + "\n\n";
   ResultsTable(m, &o);
   o += FailedRequestsMarkdown(m.value("failures", json::array()));  // evals/publish/failed_requests.h
-  InstructionTable(m, &o);
+  for (const auto& f : m.value("under_the_table", json::array())) o += JsonText(f["markdown"]);
   // The sections a kind renders itself with the results (kind_view.h).
   for (const auto& f : m.value("with_the_results", json::array())) o += JsonText(f["markdown"]);
   o += RenderPageSectionsMarkdown(m.value("page_sections", json()), PagePlace::kWithTheResults);

@@ -168,6 +168,7 @@ ReportSection PartReport(const FolderPart& part, const json& p, const std::vecto
 struct PartsModel {
   json summary = json::array(), categories = json::array(), tables = json::array(), fragments = json::array();
   json with_the_results = json::array();  // ReportSection::results_markdown and results_html
+  json under_the_table = json::array();   // ReportSection::under_table_markdown and _html
   std::string repeat_clauses;             // KindView::RepeatClause of the kinds with a repeat
   json stderr_notes = json::array();      // [{parts, meaning}]: KindView::StderrMeaning
   json samples = json::array(), sample_parts = json::array(), repeats = json::array();
@@ -180,7 +181,6 @@ void AddSections(const std::string& name, const PartResults& p, ReportSection se
   row["metric"] = sec.metric;
   row["score"] = OptJson(sec.score);
   row["stderr"] = OptJson(sec.stderr_pct);
-  if (!sec.instruction.is_null()) (*model)["instruction"] = sec.instruction;
   if (!sec.by_length.is_null()) (*model)["by_length"] = sec.by_length;
   for (auto& c : sec.categories) pm->categories.push_back(std::move(c));
   for (const auto& t : sec.tables) {
@@ -190,6 +190,9 @@ void AddSections(const std::string& name, const PartResults& p, ReportSection se
   }
   if (!sec.markdown.empty() || !sec.html.empty())
     pm->fragments.push_back({{"part", name}, {"markdown", sec.markdown}, {"html", sec.html}});
+  if (!sec.under_table_markdown.empty() || !sec.under_table_html.empty())
+    pm->under_the_table.push_back(
+        {{"part", name}, {"markdown", sec.under_table_markdown}, {"html", sec.under_table_html}});
   if (!sec.results_markdown.empty() || !sec.results_html.empty())
     pm->with_the_results.push_back(
         {{"part", name}, {"markdown", sec.results_markdown}, {"html", sec.results_html}});
@@ -226,7 +229,6 @@ void AddStderrNote(const FolderPart& part, json* notes) {
 // records for the browser; notes for what is missing or incomplete.
 Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* notes) {
   json& m = *model;
-  m["instruction"] = nullptr;
   m["by_length"] = nullptr;
   PartsModel pm;
   for (const auto& name : run.parts) {
@@ -265,6 +267,7 @@ Status AddParts(const RunFolder& run, int max_text_chars, json* model, json* not
   m["tables"] = pm.tables;
   m["fragments"] = pm.fragments;
   m["with_the_results"] = pm.with_the_results;
+  m["under_the_table"] = pm.under_the_table;
   m["samples"] = pm.samples;
   m["sample_parts"] = pm.sample_parts;
   m["failures"] = pm.failures;

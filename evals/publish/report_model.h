@@ -14,7 +14,8 @@
 //   summary: [{part, metric, score (%), stderr (%), n, cut_off, no_answer,
 //              failed, raw_fallback, server_parse_error (null in runs before
 //              issue 38), prompt_tps, decode_tps, prompt_tokens, completion_tokens}],
-//   instruction: {title, prompt_strict, inst_strict, prompt_loose, inst_loose} or null,
+//   under_the_table: [{part, markdown, html}] (lines under the results table
+//             rendered by a kind: ReportSection::under_table_*),
 //   by_length: {title, lengths: [{length, label, score, tasks}], tasks} or null,
 //   with_the_results: [{part, markdown, html}] (sections rendered by their
 //             owner, placed with the results: ReportSection::results_*),

@@ -162,6 +162,27 @@ std::map<std::string, std::pair<int, int>> PerInstruction(const json& p, const s
   return per;
 }
 
+std::string Num(const json& v) { return v.is_number() ? FormatDouble("%.2f", v.get<double>()) : "—"; }
+
+// The four accuracies (percent) under the results table: prompt and
+// instruction level, strict and loose.
+std::string AccuraciesMarkdown(const json& acc) {
+  return "### " + MarkdownCell(JsonText(acc["title"])) + "\n\n" +
+         MarkdownTable({"level", "strict (%)", "loose (%)"}, "lrr",
+                       {{"prompt", Num(acc["prompt_strict"]), Num(acc["prompt_loose"])},
+                        {"instruction", Num(acc["inst_strict"]), Num(acc["inst_loose"])}}) +
+         "\n";
+}
+
+std::string AccuraciesHtml(const json& acc) {
+  auto td = [](const json& v) { return "<td class=\"num\">" + Num(v) + "</td>"; };
+  return "<h3>" + HtmlEscape(JsonText(acc["title"])) +
+         " accuracies</h3><table class=\"compact\"><thead><tr><th>level</th><th class=\"num\">strict %</th>"
+         "<th class=\"num\">loose %</th></tr></thead><tbody><tr><td>prompt</td>" +
+         td(acc["prompt_strict"]) + td(acc["prompt_loose"]) + "</tr><tr><td>instruction</td>" +
+         td(acc["inst_strict"]) + td(acc["inst_loose"]) + "</tr></tbody></table>";
+}
+
 class InstructionView : public KindView {
  public:
   VerdictKind Kind() const override { return VerdictKind::kInstruction; }
@@ -183,7 +204,8 @@ class InstructionView : public KindView {
     json acc = {{"title", part.display_name}};
     for (const char* k : {"prompt_strict", "inst_strict", "prompt_loose", "inst_loose"})
       acc[k] = OptJson(Percent(ResultNumber(p, {k})));
-    out->instruction = acc;
+    out->under_table_markdown = AccuraciesMarkdown(acc);
+    out->under_table_html = AccuraciesHtml(acc);
     json rows = json::array();
     for (const auto& [name, c] : PerInstruction(p, records))
       rows.push_back({{"name", name}, {"n", c.first}, {"correct", c.second},
