@@ -1,6 +1,7 @@
 // `evalrun datasets fetch` and `evalrun datasets list`: the benchmark files
-// from their public sources, checked against the manifests
-// (datasets/manifests/*.json) before they are installed.
+// from their public sources, checked against the manifests (datasets/
+// manifest.h: a benchmark's in its folder, the shared ones in
+// datasets/manifests/) before they are installed.
 //
 // Where a file comes from is its manifest entry's "source":
 //   {"url": U}                                   a plain download of U;

@@ -1,7 +1,9 @@
-// A part is one benchmark. Each is defined, and registers itself, in one
-// file of evals/benchmarks/<name>/ (its PartDefinition, evals/run/part_registry.h: name,
-// card keys, verdict kind, factory); its answer extraction lives in
-// scorers/ and its data manifest in datasets/manifests/.
+// A part is what a card's parts.<name> runs. Each is defined in its
+// benchmark's folder, evals/benchmarks/<name>/ (its PartDefinition,
+// evals/run/part_registry.h: name, card keys, verdict kind, factory), and
+// registered by the benchmark's row of the table (evals/benchmarks/
+// table.h); its own grading lives in scorers/<name>/ and its data manifest
+// beside it.
 //
 // Two kinds of part:
 //   - a question set (Part): the runner asks it for its items (Prepare),

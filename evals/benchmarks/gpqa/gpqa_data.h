@@ -42,7 +42,7 @@ struct GpqaQuestion {
 // questions), and the archive's password, published in the README of
 // idavidrein/gpqa.
 inline constexpr char kGpqaDiamondMember[] = "dataset/gpqa_diamond.csv";
-// The archive's password, from datasets/manifests/gpqa.json (it is public:
+// The archive's password, from the manifest evals/benchmarks/gpqa/gpqa.json (it is public:
 // the official README gives it). One place, read at run time.
 std::string GpqaZipPassword();
 

@@ -1,6 +1,6 @@
 // LiveCodeBench's rows for a run of the part (evals/benchmarks/livecodebench/livecodebench.cc):
-// the files a release names (checked against datasets/manifests/
-// livecodebench.json) or one file given instead (`score --input`, the card's
+// the files a release names (checked against the manifest
+// evals/benchmarks/livecodebench/livecodebench.json) or one file given instead (`score --input`, the card's
 // `data_file`: its sha256 computed as it is read), the rows in the date
 // window, and the tests of the problems picked, kept on disk.
 //
