@@ -21,16 +21,7 @@ namespace {
 
 using nlohmann::json;
 
-// Short names for compare_html_parts.h's.
-std::string Td(const std::string& s, bool num = false) { return HtmlTd(s, num); }
-std::string Th(const std::string& s, bool num = false) { return HtmlTh(s, num); }
-std::string Badge(const std::string& cls, const std::string& text) { return HtmlBadge(cls, text); }
-std::string Anchor(const std::string& part) { return CompareAnchor(part); }
-std::string VerdictBadge(const std::string& verdict) { return CompareVerdictBadge(verdict); }
-std::string NoiseBadge(const json& part) { return CompareNoiseBadge(part); }
-
-std::string E(const json& v) { return HtmlEscape(JsonText(v)); }
-std::string Esc(const std::string& s) { return HtmlEscape(s); }
+using namespace compare_html_short;  // Td, Th, Badge, Anchor, VerdictBadge, NoiseBadge, E, Esc
 
 std::string Pct(const json& v) { return v.is_number() ? FormatDouble("%.2f", v.get<double>() * 100) : "—"; }
 std::string Pp(const json& v) { return v.is_number() ? FormatPoints(v.get<double>()) : "—"; }

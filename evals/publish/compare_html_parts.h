@@ -12,6 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evals/base/json_fields.h"
+#include "evals/publish/html_text.h"
+
 namespace evalrun {
 
 // The id of part `part`'s <section>: "part-" and the name, every character
@@ -30,6 +33,19 @@ std::string CompareNoiseBadge(const nlohmann::json& part_doc);
 // <td> / <th> around `s` (HTML, used as it is); `num`: right-aligned.
 std::string HtmlTd(const std::string& s, bool num = false);
 std::string HtmlTh(const std::string& s, bool num = false);
+
+// The short names the sections are written with (`using namespace
+// compare_html_short;` inside a .cc's own namespace).
+namespace compare_html_short {
+inline std::string Td(const std::string& s, bool num = false) { return HtmlTd(s, num); }
+inline std::string Th(const std::string& s, bool num = false) { return HtmlTh(s, num); }
+inline std::string Badge(const std::string& cls, const std::string& text) { return HtmlBadge(cls, text); }
+inline std::string Anchor(const std::string& part) { return CompareAnchor(part); }
+inline std::string VerdictBadge(const std::string& verdict) { return CompareVerdictBadge(verdict); }
+inline std::string NoiseBadge(const nlohmann::json& part) { return CompareNoiseBadge(part); }
+inline std::string E(const nlohmann::json& v) { return HtmlEscape(JsonText(v)); }
+inline std::string Esc(const std::string& s) { return HtmlEscape(s); }
+}  // namespace compare_html_short
 
 }  // namespace evalrun
 

@@ -22,16 +22,7 @@ std::string Cell(const std::string& s) { return MarkdownCell(s, MarkdownCellStyl
 
 // ---- HTML ----
 
-// Short names for compare_html_parts.h's.
-std::string Td(const std::string& s, bool num = false) { return HtmlTd(s, num); }
-std::string Th(const std::string& s, bool num = false) { return HtmlTh(s, num); }
-std::string Badge(const std::string& cls, const std::string& text) { return HtmlBadge(cls, text); }
-std::string Anchor(const std::string& part) { return CompareAnchor(part); }
-std::string VerdictBadge(const std::string& verdict) { return CompareVerdictBadge(verdict); }
-std::string NoiseBadge(const json& part) { return CompareNoiseBadge(part); }
-
-std::string E(const json& v) { return HtmlEscape(JsonText(v)); }
-std::string Esc(const std::string& s) { return HtmlEscape(s); }
+using namespace compare_html_short;  // Td, Th, Badge, Anchor, VerdictBadge, NoiseBadge, E, Esc
 std::string GOrDash(const json& v) { return v.is_number() ? FormatDouble("%.6g", v.get<double>()) : "—"; }
 
 std::string TopCell(const json& t) {
