@@ -1,5 +1,6 @@
 #include "tests/support/source_names.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace evalrun::testing {
@@ -48,11 +49,25 @@ class Scanner {
     ++i_;
   }
 
+  // A comment, to `end` (past it for a block comment), its lines sought.
   void SkipTo(std::string_view end, bool past) {
     const size_t at = src_.find(end, i_ + 2);
     const size_t stop = at == std::string_view::npos ? src_.size() : at + (past ? end.size() : 0);
-    Count(i_, stop);
+    size_t from = i_;
+    while (from < stop) {
+      const size_t nl = src_.find('\n', from);
+      const size_t eol = nl == std::string_view::npos ? stop : std::min(stop, nl);
+      Comment(std::string(src_.substr(from, eol - from)));
+      if (eol < stop) ++line_;
+      from = eol + 1;
+    }
     i_ = stop;
+  }
+
+  void Comment(const std::string& text) {
+    for (const SoughtName& n : names_)
+      if (n.in_comments && HasWord(text, n.name))
+        hits_.push_back({file_, line_, n.name, "comment \"" + text.substr(0, 80) + "\""});
   }
 
   void Count(size_t from, size_t to) {
