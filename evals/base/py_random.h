@@ -28,7 +28,8 @@ namespace evalrun {
 
 // The Mersenne Twister MT19937 (Matsumoto & Nishimura's mt19937ar.c), the
 // generator under both CPython's random and numpy's legacy RandomState
-// (NpRandom, evals/base/np_random.h). Copyable value type.
+// (NpRandom, in the folder of the benchmark that draws from it). Copyable
+// value type.
 class Mt19937 {
  public:
   // init_genrand(s): the seeding numpy's np.random.seed(int) uses.
