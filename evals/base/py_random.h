@@ -1,7 +1,7 @@
 // A bit-exact port of CPython 3.11's random.Random.
 //
 // Tools whose answers depend on Python's random draws (langdetect's n-gram
-// sampling, RULER's haystack generator) need the same numbers in the same
+// sampling, a Python haystack generator) need the same numbers in the same
 // order. PyRandom(s) draws exactly what random.Random(s) draws, method for
 // method, for non-negative int seeds: the Mersenne Twister (MT19937) with
 // CPython's init_by_array seeding from the seed's 32-bit words
