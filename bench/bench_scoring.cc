@@ -19,7 +19,7 @@
 #include "scorers/choice_extract.h"
 #include "scorers/mmlupro/mmlupro_extract.h"
 #include "scorers/ifeval/ifeval_eval.h"
-#include "scorers/langdetect.h"
+#include "scorers/ifeval/langdetect.h"
 #include "scorers/punkt.h"
 #include "tests/support/run_binary.h"
 

@@ -60,11 +60,11 @@ namespace evalrun {
 
 struct FetchOptions {
   // What to fetch; empty means every dataset's required files. Each name is
-  // a dataset ("mmlu-pro", "gpqa", "ifeval", "ruler", "punkt-english",
+  // a dataset (a manifest's name, "<dataset>", "punkt-english",
   // "langdetect": its required files and those of the datasets it "needs"),
-  // a group of optional files ("ruler-qa", "ruler-english-words"), a file
-  // path from a manifest ("ruler/squad.json"), or "all" (everything,
-  // optional files included).
+  // a group of optional files (a manifest's "fetch_group"), a file path
+  // from a manifest ("<dataset>/<file>"), or "all" (everything, optional
+  // files included).
   std::vector<std::string> names;
   std::string data_dir;   // empty: DefaultDataDir()
   std::string mirror;     // empty: $EVALRUN_DATASETS_MIRROR, else the sources

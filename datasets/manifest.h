@@ -20,7 +20,7 @@
 namespace evalrun {
 
 struct ManifestFile {
-  std::string path;      // relative to the data dir: "mmlu-pro/test.jsonl"
+  std::string path;      // relative to the data dir: "<dataset>/test.jsonl"
   std::string sha256;
   int64_t rows = -1;
   int64_t bytes = -1;
@@ -30,8 +30,8 @@ struct ManifestFile {
 };
 
 struct Manifest {
-  std::string name;      // "mmlu-pro"
-  // The file it was read from, in messages ("evals/benchmarks/mmlupro/mmlu-pro.json");
+  std::string name;      // "<dataset>"
+  // The file it was read from, in messages ("evals/benchmarks/<name>/<dataset>.json");
   // empty for one built in memory (tests): then "manifest <name>".
   std::string source_file;
   std::string title, licence, homepage;
@@ -39,7 +39,7 @@ struct Manifest {
   nlohmann::json raw;
 };
 
-// "the manifest evals/benchmarks/mmlupro/mmlu-pro.json" / "manifest mmlu-pro".
+// "the manifest evals/benchmarks/<name>/<dataset>.json" / "manifest <dataset>".
 std::string ManifestWhere(const Manifest& m);
 
 // All manifests by name, parsed once (thread-safe).

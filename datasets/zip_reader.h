@@ -1,10 +1,10 @@
 // Reading one member of a zip archive into memory (libzip).
 //
 // The benchmark archives we ship are read where they lie: nothing is
-// extracted to disk. GPQA's dataset.zip in particular is password-protected
-// (traditional PKWARE "ZipCrypto") and its authors ask that the questions
-// never appear in plain text; reading the member straight into a string keeps
-// it that way.
+// extracted to disk. An archive may be password-protected (traditional
+// PKWARE "ZipCrypto") because its authors ask that the questions never
+// appear in plain text; reading the member straight into a string keeps it
+// that way.
 //
 // Thread-safety: each call opens its own archive handle; concurrent calls are safe.
 #ifndef EVALRUN_DATASETS_ZIP_READER_H_
@@ -17,7 +17,7 @@
 namespace evalrun {
 
 // Reads the member named `member` (its full path inside the archive, matched
-// exactly and case-sensitively, e.g. "dataset/gpqa_diamond.csv") of the zip
+// exactly and case-sensitively, e.g. "dataset/questions.csv") of the zip
 // file at `zip_path`, decrypting it with `password` when the member is
 // encrypted (traditional PKWARE or WinZip AES, whatever libzip supports). An
 // empty `password` means "none"; it is ignored for members that are not

@@ -420,7 +420,7 @@ std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() != 0) {
       // An unknown option first: a typo often also leaves a required one
-      // missing ("--prat ifeval" for "--part ifeval").
+      // missing ("--prat <name>" for "--part <name>").
       const std::vector<std::string> extras = app.remaining(true);
       bool unknown_option = false;
       for (const std::string& a : extras) unknown_option |= a.rfind("-", 0) == 0;

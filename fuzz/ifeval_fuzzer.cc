@@ -26,7 +26,7 @@
 #include "evals/base/jsonl.h"
 #include "scorers/ifeval/ifeval_checkers.h"
 #include "scorers/ifeval/ifeval_eval.h"
-#include "scorers/langdetect.h"
+#include "scorers/ifeval/langdetect.h"
 #include "scorers/punkt.h"
 
 namespace {

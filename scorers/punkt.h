@@ -1,7 +1,7 @@
 // Sentence splitting exactly as NLTK's `sent_tokenize(text)` (English Punkt).
 //
-// IFEval's checker counts sentences with nltk.tokenize.sent_tokenize and
-// RULER splits its essay haystack with the same function. PunktModel is a
+// Official checkers count sentences with nltk.tokenize.sent_tokenize, and
+// essay haystacks are split with the same function. PunktModel is a
 // port of NLTK 3.8's PunktSentenceTokenizer (nltk/tokenize/punkt.py) applied
 // with the pre-trained English parameters; `sent_tokenize` adds nothing on
 // top of `PunktSentenceTokenizer.tokenize` (no further splitting).

@@ -1,8 +1,8 @@
 // UTF-8 decoding and Python 3 `str` semantics on UTF-8 text, shared by every
-// scorer that must agree with Python code: IFEval's official checker
+// scorer that must agree with Python code: an official instruction checker
 // (str.lower(), str.isupper(), str.strip(), str.split(), re's \w \s \d and
-// IGNORECASE), NLTK Punkt, langdetect, the MMLU-Pro answer regexes and
-// RULER's metrics.
+// IGNORECASE), NLTK Punkt, langdetect, official answer regexes and
+// string-match metrics.
 //
 // The character tables are generated from CPython 3.11.2's unicodedata
 // (Unicode 14.0.0) and cover every code point, not just Latin/Greek/Cyrillic:
@@ -40,8 +40,9 @@ enum class Utf8Check {
   // 3 continuation bytes (80-BF) decodes to the bits it carries, even as an
   // overlong form (C1 81 -> 'A'), a surrogate or a value up to 0x1FFFFF.
   // Truncated sequences, stray continuation bytes and F8-FF stay invalid.
-  // Kept because the multiple-choice extractors (choice_extract.cc) and RULER
-  // (ruler_metrics.cc, RulerCollapseWhitespace) have always decoded this way.
+  // Kept because the multiple-choice extractors (choice_extract.cc) and a
+  // benchmark's whitespace collapsing (its scorers/<name>/ metrics) have
+  // always decoded this way.
   // On well-formed text, such as any string that came through a JSON parser,
   // it agrees with kWellFormed.
   kShapeOnly,

@@ -1,5 +1,5 @@
 // Whole files and folders, for the places that read or write one at a time
-// (datasets, RULER's inputs, langdetect's profiles, /proc tables). Errors are
+// (datasets, a part's input texts, langdetect's profiles, /proc tables). Errors are
 // Status values that name the path; nothing here throws or keeps state.
 //
 // Thread-safety: every function may be called from any thread; two calls on

@@ -1,5 +1,5 @@
 // What changed between two JSON documents, as a person reads it: one line
-// per changed leaf, "card.parts.mmlupro.max_tokens: 64 -> 32". Used to say
+// per changed leaf, "card.parts.<name>.max_tokens: 64 -> 32". Used to say
 // why a job's run key no longer matches.
 //
 // Thread-safety: pure functions.

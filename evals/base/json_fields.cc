@@ -10,7 +10,7 @@ namespace evalrun {
 namespace {
 
 // Watches the parser's events for a key given twice in one object and keeps
-// the JSON path of the first such key ("server.name", "parts.ruler.tasks").
+// the JSON path of the first such key ("server.name", "parts.<name>.tasks").
 class DuplicateKeyWatch {
  public:
   bool OnEvent(nlohmann::json::parse_event_t event, const nlohmann::json& parsed) {

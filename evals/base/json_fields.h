@@ -1,5 +1,5 @@
 // Reading a JSON object field by field with errors that name the file and
-// the JSON path: "cards/x.json: parts.mmlupro.max_tokens: expected an
+// the JSON path: "cards/x.json: parts.<name>.max_tokens: expected an
 // integer, got \"1k\"". Parse at the edge: the card, manifests and recorded
 // responses go through this once and become C++ structs.
 //
@@ -51,7 +51,7 @@ std::string DescribeNumberRange(double min, double max, bool min_exclusive);
 // Getters return InvalidInput naming `source: path.key`.
 class JsonFields {
  public:
-  // `obj` must outlive this. `path` is "" for the root, else "parts.mmlupro".
+  // `obj` must outlive this. `path` is "" for the root, else "parts.<name>".
   JsonFields(const nlohmann::json& obj, std::string source, std::string path);
 
   // Fails unless the value is a JSON object.

@@ -2,8 +2,8 @@
 // building the object: a scan for keys that skips strings and nested values.
 //
 // For a first pass over a large JSON Lines file that needs two fields of
-// every row and the whole of only some (MMLU-Pro: 12,032 rows scanned for id
-// and category, 600 of them parsed). Each row used afterwards must still be
+// every row and the whole of only some (a dataset of 12,032 rows scanned for
+// id and category, 600 of them parsed). Each row used afterwards must still be
 // parsed whole (ParseJsonLine): the scan checks the structure it walks
 // (strings closed, brackets matched, keys and values in place) but not the
 // text of values it skips (numbers, escapes, literals).

@@ -5,7 +5,7 @@
 // With glibc's defaults a buffer over the mmap threshold is mmapped and
 // unmapped each time, and the heap is trimmed whenever 128 KB at its top
 // are free, so the same pages are faulted in again and again (measured on
-// a virtual machine: `evalrun score --part ifeval` of 541 answers, 207 ms
+// a virtual machine: `evalrun score --part <name>` of 541 answers, 207 ms
 // of CPU with the defaults, 187 ms with these). Memory freed stays with the
 // process until the writer's periodic malloc_trim (request_pool.cc) hands
 // it back when over 64 MB are free.

@@ -1,5 +1,5 @@
 // A file's bytes mapped read-only into memory, for a large data file read
-// once (MMLU-Pro's 9.5 MB): no copy into a fresh buffer, so no page faults
+// once (a 9.5 MB dataset file): no copy into a fresh buffer, so no page faults
 // on anonymous memory first touched (measured: a fifth of evalrun's
 // start-up CPU went to reading that file into a string).
 //

@@ -1,7 +1,7 @@
 // A bit-exact port of CPython 3.11's random.Random.
 //
 // Tools whose answers depend on Python's random draws (langdetect's n-gram
-// sampling, RULER's haystack generator) need the same numbers in the same
+// sampling, a Python haystack generator) need the same numbers in the same
 // order. PyRandom(s) draws exactly what random.Random(s) draws, method for
 // method, for non-negative int seeds: the Mersenne Twister (MT19937) with
 // CPython's init_by_array seeding from the seed's 32-bit words
@@ -28,7 +28,8 @@ namespace evalrun {
 
 // The Mersenne Twister MT19937 (Matsumoto & Nishimura's mt19937ar.c), the
 // generator under both CPython's random and numpy's legacy RandomState
-// (NpRandom, evals/base/np_random.h). Copyable value type.
+// (NpRandom, in the folder of the benchmark that draws from it). Copyable
+// value type.
 class Mt19937 {
  public:
   // init_genrand(s): the seeding numpy's np.random.seed(int) uses.

@@ -46,7 +46,7 @@ class Status {
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
 
-  // "invalid input: cards/x.json: parts.mmlupro.max_tokens: expected ..."
+  // "invalid input: cards/x.json: parts.<name>.max_tokens: expected ..."
   std::string ToString() const;
 
   // Returns a copy whose message is "<prefix>: <message>" (same code).

@@ -12,7 +12,7 @@ std::string Joined(const std::vector<std::string>& v, const char* none) {
   return s;
 }
 
-// "mmlupro (choice; card keys: questions, max_tokens, ...)".
+// "<name> (choice; card keys: questions, max_tokens, ...)".
 std::string PartLine(const PartDefinition& d) {
   std::vector<std::string> keys;
   for (const CardKey& k : d.keys) keys.push_back(k.name);

@@ -1,4 +1,4 @@
-// The "choice" verdict kind (multiple choice: MMLU-Pro, GPQA): a letter read
+// The "choice" verdict kind (multiple-choice questions): a letter read
 // from the answer, or none, against the gold letter (ChoiceVerdict,
 // evals/run/verdict.h). Its codec (extracted, correct, cut_off, no_answer),
 // headline (correct: 1 or 0), aggregation (AggregateChoice), compare units

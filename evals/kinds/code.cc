@@ -1,4 +1,4 @@
-// The "code" verdict kind (LiveCodeBench): a program graded by running it on
+// The "code" verdict kind (code generation): a program graded by running it on
 // tests, passed or the first failure (CodeVerdict, evals/run/verdict.h). Its
 // codec (passed, failure, profile, outcomes, failed_test, message,
 // code_sha256, cut_off, other_profile, correct = passed), headline (passed),

@@ -1,5 +1,5 @@
-// The "fraction" verdict kind (RULER's string match): a share of credit in
-// [0, 1], null when the answer was empty after post-processing
+// The "fraction" verdict kind (partial credit, as a string match gives): a
+// share of credit in [0, 1], null when the answer was empty after post-processing
 // (FractionVerdict, evals/run/verdict.h). Its codec (score, cut_off, null),
 // headline (the fraction), compare units (one per sample, fractional) and
 // report section (mean score with the records' standard error, the scores

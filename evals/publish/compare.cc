@@ -34,8 +34,8 @@ using compare_internal::SetupRows;
 constexpr const char* kCompareSchema = "evalrun.compare/1";
 
 // The `kind` of a part in evalrun.compare/1: its view's name for it (the
-// verdict kind's name; "ifeval" for instruction verdicts, the name the schema
-// has had from the start).
+// verdict kind's name, or the one a view keeps because the schema has had it
+// from the start, as the instruction verdicts' view does).
 std::string CompareKindName(VerdictKind kind) {
   const KindView* view = FindKindView(kind);
   return view ? view->CompareKindName() : VerdictKindName(kind);

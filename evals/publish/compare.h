@@ -9,22 +9,23 @@
 //     resamples, PyRandom seed kBootstrapSeed: the same numbers everywhere);
 //   - the questions that flipped.
 // What a part's unit and metric are:
-//   - mmlupro, gpqa (and any part whose samples carry a bool `correct`): one
+//   - multiple choice (and any part whose samples carry a bool `correct`): one
 //     question, 0/1; groups: `category` (and `subdomain` when every sample
-//     has one, as GPQA's do).
-//   - ifeval: headline = prompt-level strict (`strict.follow_all_instructions`
-//     per prompt); also instruction-level strict (one unit per entry of
-//     `instruction_id_list`, paired on (prompt id, position, instruction id),
-//     from `strict.follow_instruction_list`; grouped by instruction id), and
-//     prompt/instruction-level loose. Instruction units are resampled
-//     independently (not clustered by prompt).
-//   - ruler (and any part whose samples carry a numeric `score`): one sample,
-//     a fraction in [0, 1]; groups: length, and task @ length. The delta and
-//     its interval use the fractions as they are. The test is the exact sign
-//     test: a pair is "A better" when A's score > B's, "B better" when below;
-//     on pairs whose scores are both 0 or 1 this is McNemar's test, and pairs
-//     with partial scores count by the sign of their difference (the count of
-//     such pairs is reported as `partial`).
+//     has one).
+//   - instruction following: headline = prompt-level strict
+//     (`strict.follow_all_instructions` per prompt); also instruction-level
+//     strict (one unit per entry of `instruction_id_list`, paired on (prompt
+//     id, position, instruction id), from `strict.follow_instruction_list`;
+//     grouped by instruction id), and prompt/instruction-level loose.
+//     Instruction units are resampled independently (not clustered by
+//     prompt).
+//   - partial credit (and any part whose samples carry a numeric `score`):
+//     one sample, a fraction in [0, 1]; groups: length, and task @ length.
+//     The delta and its interval use the fractions as they are. The test is
+//     the exact sign test: a pair is "A better" when A's score > B's, "B
+//     better" when below; on pairs whose scores are both 0 or 1 this is
+//     McNemar's test, and pairs with partial scores count by the sign of
+//     their difference (the count of such pairs is reported as `partial`).
 // A significant regression: in any part's headline metric, B < A with
 // p < alpha and |delta| >= min_delta (percentage points). Group p-values are
 // shown but not corrected for multiple comparisons and never decide the exit

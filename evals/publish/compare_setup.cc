@@ -58,7 +58,7 @@ void DiffInto(const nlohmann::json& a, const nlohmann::json& b, const std::strin
 
 // One row per part with its request settings (run.json part_requests:
 // sampling, thinking, reasoning budget, cache_prompt), so that a part asked
-// otherwise in one run is named ("request settings: gpqa").
+// otherwise in one run is named ("request settings: <name>").
 void AddRequestRows(const RunFolder& a, const RunFolder& b, nlohmann::json* out) {
   const nlohmann::json& ra = JsonAt(a.run, {"part_requests"});
   const nlohmann::json& rb = JsonAt(b.run, {"part_requests"});

@@ -16,7 +16,8 @@
 
 namespace evalrun::compare_internal {
 
-// One scored thing: a question, an instruction of a prompt, a RULER sample.
+// One scored thing: a question, an instruction of a prompt, a sample scored
+// as a fraction.
 struct Unit {
   std::string key;                  // pairs A with B (the id, or id + position)
   std::string id;                   // the question id, as shown
@@ -26,7 +27,8 @@ struct Unit {
   std::string prompt_sha256;        // headline units only
   // What was answered, shown beside a flip: the extracted letter (or "(no
   // answer)"), "cut off" after it when the answer ran out of tokens; the
-  // start of a RULER answer; the instructions a prompt did not follow.
+  // start of an answer scored as a fraction; the instructions a prompt did
+  // not follow.
   std::string answer;
 };
 

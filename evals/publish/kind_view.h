@@ -72,9 +72,9 @@ struct ReportSection {
   // The fraction kind's lengths section (report_model.h describes it), null
   // when not this part's.
   nlohmann::json by_length;
-  // Lines under the results table, rendered by the kind (IFEval's four
-  // accuracies): in report.md after the failed requests, in report.html
-  // inside the results section after its note. "" for none.
+  // Lines under the results table, rendered by the kind (the instruction
+  // kind's four accuracies): in report.md after the failed requests, in
+  // report.html inside the results section after its note. "" for none.
   std::string under_table_markdown, under_table_html;
   std::vector<SectionTable> tables;
   // A section rendered by its owner (a chart, a paragraph): Markdown placed

@@ -66,8 +66,8 @@ struct ShardSet {
 // problem found; an incomplete set is not an error here (see complete()).
 Status LoadShardSet(const std::vector<std::string>& dirs, ShardSet* out);
 
-// "shards 3, 5 of 8 not given; mmlupro: 14 of 40 items absent (of shards 3,
-// 5): 70, 1203, ... ; ifeval: ..." for an incomplete set.
+// "shards 3, 5 of 8 not given; <name>: 14 of 40 items absent (of shards 3,
+// 5): 70, 1203, ... ; <name>: ..." for an incomplete set.
 std::string DescribeIncomplete(const ShardSet& set);
 
 }  // namespace evalrun

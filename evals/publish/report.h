@@ -2,13 +2,14 @@
 //
 // Writes two files into the run folder (each replaced atomically):
 //   RUN/report.md    a Markdown table per run: parts, score ± stderr, n,
-//                    cut-offs, no-answer, failed, speeds; IFEval's four
-//                    accuracies, RULER by length, categories; the setup
-//                    (model, engine, hardware from the card; build, model
-//                    file and slots from the server) and the noise summary.
+//                    cut-offs, no-answer, failed, speeds; the instruction
+//                    kind's four accuracies, scores by length, categories;
+//                    the setup (model, engine, hardware from the card;
+//                    build, model file and slots from the server) and the
+//                    noise summary.
 //   RUN/report.html  the same in one self-contained page (inline CSS, JS and
 //                    SVG: no external asset, no network), with charts
-//                    (per-category bars per part, RULER score by length) and
+//                    (per-category bars per part, score by length) and
 //                    a sample browser (search; filters for wrong, cut-off,
 //                    no answer). The samples are embedded as JSON in a
 //                    <script type="application/json"> block, with '<', '>',
@@ -16,10 +17,11 @@
 //                    can close the block; the page renders them with
 //                    textContent only. Every other text is HTML-escaped.
 // The numbers come from results.json (the published ones). The samples add
-// what results.json lacks: RULER's standard error, IFEval's per-instruction
-// strict accuracy, and the browser. A part whose samples.jsonl is missing
-// is reported from results.json alone, with a note. Long responses are cut
-// to `max_text_chars` in the page (the full text stays in samples.jsonl).
+// what results.json lacks: the fraction kind's standard error, the
+// instruction kind's per-instruction strict accuracy, and the browser. A
+// part whose samples.jsonl is missing is reported from results.json alone,
+// with a note. Long responses are cut to `max_text_chars` in the page (the
+// full text stays in samples.jsonl).
 //
 // Nothing but report.md and report.html is written; samples.jsonl is read
 // without being changed. The work is split by job: report_model.h (the run

@@ -225,7 +225,7 @@ std::string ParserCells(const json& r, bool fallback, bool parse_errors) {
 
 // The score table of every part (and the lines a kind puts under it).
 std::string ResultsSection(const json& m) {
-  if (m["summary"].empty())  // only procedures (speed, fit): no scores, never an empty table
+  if (m["summary"].empty())  // only procedures: no scores, never an empty table
     return "<section id=\"results\"><h2>Results</h2><p>No question part in this run: nothing scored. The "
            "procedures' figures follow in their own sections.</p></section>\n";
   const bool fallback = AnyCounted(m["summary"], "raw_fallback");

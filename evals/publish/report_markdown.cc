@@ -28,7 +28,7 @@ bool AnyCounted(const json& summary, const char* key) {
 
 // The score table of every part.
 void ResultsTable(const json& m, std::string* o) {
-  if (m["summary"].empty()) {  // only procedures (speed, fit): no scores, never an empty table
+  if (m["summary"].empty()) {  // only procedures: no scores, never an empty table
     *o += "## Results\n\nNo question part in this run: nothing scored. " + std::string(kNoScoresWhere) + "\n\n";
     return;
   }

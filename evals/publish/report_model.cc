@@ -85,7 +85,7 @@ json BrowserSample(const FolderPart& part, const SampleRecord& s, int max_chars)
 Status PartRecords(const RunFolder& run, const FolderPart& part, std::vector<SampleRecord>* records, json* notes) {
   const std::string spath = SamplesPath(run, part.name);
   if (!part.kind) {
-    if (part.definition) return Status::Ok();  // a part without samples (fit)
+    if (part.definition) return Status::Ok();  // a part without samples (a procedure)
     notes->push_back(part.name + ": a part this evalrun does not know, without a recorded kind; reported from "
                      "results.json alone, no samples shown");
     return Status::Ok();

@@ -1,9 +1,9 @@
 // results.json (docs/results-schema.md, evalrun.results/1) read into typed
 // structs at the edge, for the publishers: the run's title fields and each
 // part's common fields (counts, score, completeness, speeds, the repeat's
-// flip rate). What is a kind's own (IFEval's four accuracies, RULER's
-// lengths, LiveCodeBench's groups) stays in `raw` for that kind's view
-// (evals/publish/kind_view.h), which alone reads it.
+// flip rate). What is a kind's own (the instruction kind's four accuracies,
+// the fraction kind's lengths, the code kind's groups) stays in `raw` for
+// that kind's view (evals/publish/kind_view.h), which alone reads it.
 //
 // Every field is optional, as results.json has grown by additions only: a
 // number or text absent (or of another type) in an older file is nullopt /

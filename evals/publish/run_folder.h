@@ -63,7 +63,7 @@ struct FolderPart {
   std::string name;
   std::string display_name;          // the registry's, else the name
   // results.json's parts.<name>.kind, else (results written before it was
-  // recorded) the registry's; nullopt: the part writes no samples (fit) or
+  // recorded) the registry's; nullopt: the part writes no samples (a procedure) or
   // this build does not know it.
   std::optional<VerdictKind> kind;
   const PartDefinition* definition = nullptr;  // null: not in this build's registry

@@ -6,8 +6,8 @@
 //
 // Parsing names the file and the JSON path, with "did you mean" among the
 // part's keys for an unknown one:
-//   cards/x.json: parts.mmlupro.max_tokens: expected an integer, got "1k"
-//   cards/x.json: parts.ruler.lengths[1]: 4096 is given twice
+//   cards/x.json: parts.<name>.max_tokens: expected an integer, got "1k"
+//   cards/x.json: parts.<name>.lengths[1]: 4096 is given twice
 //
 // Thread-safety: CardKey and PartSettings are plain values; reading
 // settings from several threads is safe.
@@ -40,7 +40,7 @@ enum class KeyType {
 };
 
 // One name of a kNameList / kNameCounts / kCount key: "" when it is fine,
-// else what follows "<path>: " in the error ("unknown RULER task \"vtt\"
+// else what follows "<path>: " in the error ("unknown task \"vtt\"
 // (did you mean \"vt\"?); known tasks: ...").
 using NameCheck = std::function<std::string(const std::string& name)>;
 
@@ -98,7 +98,7 @@ class PartSettings {
   // kNameCounts; kCount given as an object ({} when given as one number).
   std::map<std::string, int64_t> Counts(const std::string& key) const;
 
-  // Replaces a value (the runner leaves out RULER lengths over the server's
+  // Replaces a value (the runner leaves out a part's lengths over the server's
   // context before the part is prepared).
   void Set(const std::string& key, SettingValue value);
 

@@ -3,7 +3,7 @@
 // GET /props default_generation_settings.n_ctx, the per-slot context) would
 // only earn an HTTP 400, so the run stops first (exit 1) naming the length,
 // the tokens needed and the server's figure, or leaves it out where the
-// card says so (parts.ruler.over_context: "skip").
+// card says so (parts.<name>.over_context: "skip").
 //
 // And what each request may hold in a shared KV cache (its reservation):
 // prompt tokens + max_tokens, with the exact count where the part counted
@@ -25,8 +25,8 @@
 
 namespace evalrun {
 
-// A card's RULER-style `lengths` against the per-request context
-// (`request_ctx` <= 0: unknown, nothing to check). Lengths that fit are
+// A part's `lengths` (prompt lengths in tokens) against the per-request
+// context (`request_ctx` <= 0: unknown, nothing to check). Lengths that fit are
 // kept in *kept; one that does not is an InvalidInput naming it, unless
 // `skip`, when it is left out and listed in *skipped ({task: "*", length,
 // reason}).

@@ -78,7 +78,7 @@ Status ResolveParts(const Card& card, const std::vector<std::string>& asked, con
 
 namespace {
 
-// The names of the job's procedures, for messages ("fit").
+// The names of the job's procedures, for messages ("<name>, <name>").
 std::string ProcedureNames(const Job& job) {
   std::string s;
   for (const auto& r : job.procedures) s += (s.empty() ? "" : ", ") + r.name;

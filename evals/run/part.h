@@ -11,7 +11,7 @@
 //     it arrives (Score, on the writer thread). Aggregate turns the scored
 //     records into the part's object in results.json. `evalrun score`
 //     re-scores recorded responses with the same Score.
-//   - a procedure (ProcedurePart, fit): given the engine and a way to talk
+//   - a procedure (ProcedurePart): given the engine and a way to talk
 //     to it, it runs on its own and returns its results object.
 #ifndef EVALRUN_EVALS_RUN_PART_H_
 #define EVALRUN_EVALS_RUN_PART_H_
@@ -51,7 +51,7 @@ struct PartContext {
   std::string sandbox_min;          // --sandbox LEVEL: the weakest sandbox level accepted ("": the part's key)
   // A fresh connection to the server, for a part prepared after it
   // (PartDefinition::needs_tokenizer) that asks it something of its own
-  // before any item (the thinking part's switch check); else empty.
+  // before any item (a check of the server's thinking switch); else empty.
   TransportFactory server;
 };
 
@@ -67,8 +67,8 @@ struct Item {
   ItemFields fields;             // written into each sample line (gold, choice_order, task, ...)
   int counted_prompt_tokens = -1;  // the exact prompt tokens the part counted (-1: not counted)
   int scorer_index = -1;         // private to the part: where its scorer keeps this item's data
-  // The item's own request settings, applied instead of the part's (the
-  // thinking part asks the same question with thinking on and off); unset:
+  // The item's own request settings, applied instead of the part's (a part
+  // may ask the same question with thinking on and off); unset:
   // the part's. run.json and results.json record the part's.
   std::optional<RequestSettings> request;
 };
@@ -95,7 +95,7 @@ class Part {
   virtual ~Part() = default;
   // Called once the server's per-request context is known (`request_ctx`
   // tokens; <= 0: unknown), before Prepare of a part that needs the
-  // tokenizer: may leave settings out (RULER's lengths) and say so in
+  // tokenizer: may leave settings out (lengths over the context) and say so in
   // fit->skipped. InvalidInput (naming parts.<name>.<key>) stops the run
   // before any request. Default: nothing left out, items over are an error.
   virtual Status FitToContext(int64_t request_ctx, PartSettings* settings, ContextFit* fit) const;

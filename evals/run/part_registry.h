@@ -41,7 +41,7 @@ struct GroupDimension {
 
 struct PartDefinition {
   std::string name;          // parts.<name> in the card; <job>/<name>/ in the run folder
-  std::string display_name;  // "MMLU-Pro", in reports
+  std::string display_name;  // "<Title>", in reports
   int run_order = 0;         // parts run, and are listed, by ascending run_order
   // The kind of its verdicts (evals/run/verdict.h); nullopt for a part that
   // writes no samples (not a question set).
@@ -60,7 +60,7 @@ struct PartDefinition {
   std::vector<GroupDimension> groups;
   std::vector<std::string> label;
   // Exactly one is set: a question set (its items sent through the request
-  // pool, each answer scored), or a procedure (fit: restarts the engine).
+  // pool, each answer scored), or a procedure (one that restarts the engine, say).
   std::function<std::unique_ptr<Part>()> make_part;
   std::function<std::unique_ptr<ProcedurePart>()> make_procedure;
 
@@ -83,7 +83,7 @@ const PartDefinition* FindPartDefinition(std::string_view name);
 const std::vector<const PartDefinition*>& PartDefinitions();
 // Their names, in run order.
 const std::vector<std::string>& KnownPartNames();
-// "MMLU-Pro" for a registered part, else the name as it is.
+// The display_name ("<Title>") of a registered part, else the name as it is.
 std::string PartDisplayName(const std::string& name);
 
 }  // namespace evalrun

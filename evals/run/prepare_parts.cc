@@ -47,7 +47,7 @@ StepExit MakeTokenizer(const Job& job, const Server& server, const PartRun& r, s
 }
 
 // The part's tokenizer, failing every count once the run is cancelled:
-// a part's preparation loops (RULER's sizing) return at their next count.
+// a part's preparation loops (sizing prompts by tokens) return at their next count.
 class CancellingTokenizer : public Tokenizer {
  public:
   CancellingTokenizer(Tokenizer* inner, const CancelToken* cancel) : inner_(inner), cancel_(cancel) {}

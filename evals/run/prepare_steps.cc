@@ -38,7 +38,7 @@ CardKey QuestionCountKey(const std::string& name, const std::string& doc) {
 
 CardKey MaxTokensKey(const std::string& doc) { return CardKey::Int("max_tokens", 1, CardKey::kNoMax, doc); }
 
-// RULER seeds numpy with it: 32 bits.
+// 32 bits: a part may seed numpy's legacy RNG (np.random.seed) with it.
 CardKey SeedKey(const std::string& doc) { return CardKey::Int("seed", 0, 4294967295LL, doc); }
 
 }  // namespace evalrun

@@ -1,6 +1,6 @@
 // The steps of Part::Prepare (evals/run/part.h) that the parts asking a list of
-// dataset questions (mmlupro, gpqa, ifeval) share: finding the data file,
-// picking the questions, recording the pick in PreparedPart::info.
+// dataset questions share: finding the data file, picking the questions,
+// recording the pick in PreparedPart::info.
 //
 // Thread-safety: as the calls they make (VerifyDataFile is thread-safe).
 #ifndef EVALRUN_EVALS_RUN_PREPARE_STEPS_H_

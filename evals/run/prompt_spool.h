@@ -1,8 +1,8 @@
-// Prompt texts kept on disk instead of in memory: RULER at its published
-// size is 13 tasks x 500 samples x up to 128K tokens, gigabytes of text,
-// which the request pool needs one at a time. A part appends each prompt as
-// it is made and keeps the returned reference in its Item; the pool reads
-// it back just before the request.
+// Prompt texts kept on disk instead of in memory: a long-context part at its
+// published size is 13 tasks x 500 samples x up to 128K tokens, gigabytes of
+// text, which the request pool needs one at a time. A part appends each
+// prompt as it is made and keeps the returned reference in its Item; the
+// pool reads it back just before the request.
 //
 // The spool is an unlinked temporary file ($TMPDIR, else /tmp): nothing is
 // left behind, also after a crash. Append is for one thread (the part's

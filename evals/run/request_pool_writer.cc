@@ -98,7 +98,7 @@ void RequestPool::Pass::WriteAnswers() {
     pool_.stats_.done += answers;
     // Every request builds its body afresh (up to megabytes at 128K) on
     // its worker's malloc arena; what glibc keeps of those arenas grows
-    // with the run (measured: 526 MB of RSS over 5,000 RULER prompts at
+    // with the run (measured: 526 MB of RSS over 5,000 long-context prompts at
     // 128K, 30 MB of it live). Every 10 s, when the arenas keep more than
     // kTrimAboveBytes free, hand the free pages back: trimming every second
     // regardless cost a madvise per free range and a page fault per page

@@ -2,8 +2,8 @@
 // thinking switch and its reasoning budget, and the prompt cache. The card's
 // top-level `sampling`, `thinking`, `reasoning_budget` and `cache_prompt`
 // are the defaults; `parts.<name>` may set each of them again (the same
-// keys, the same shapes), so one job can ask MMLU-Pro with thinking off and
-// GPQA with thinking on and a budget. The runner applies a part's settings
+// keys, the same shapes), so one job can ask one part with thinking off and
+// another with thinking on and a budget. The runner applies a part's settings
 // to every request of that part and never overwrites them; run.json and
 // results.json record each part's effective settings (ToJson).
 //
@@ -16,7 +16,7 @@
 //                           before (the A/A noise floor measures batching,
 //                           not cache effects)
 //
-// Parsing names the card and the JSON path ("parts.gpqa.reasoning_budget:
+// Parsing names the card and the JSON path ("parts.<name>.reasoning_budget:
 // only with thinking on").
 //
 // Thread-safety: plain values.
@@ -44,8 +44,8 @@ struct SamplingConfig {
 
 // The request setting that switches the chat template's thinking
 // (chat_template_kwargs.enable_thinking): a key of the card, of a part's
-// request and of results.json. It shares its word with the thinking test's
-// part but is not it (tests/engine/benchmark_names_test.cc allows the word
+// request and of results.json. It shares its word with a benchmark's part
+// but is not it (tests/engine/benchmark_names_test.cc allows the word
 // here alone).
 inline constexpr const char* kThinkingKey = "thinking";
 

@@ -57,7 +57,7 @@ Status WriteResults(const std::string& job_dir, const Card& card, const std::str
 }
 
 void PrintTable(FILE* out, const std::vector<PartRun>& runs, const nlohmann::json& parts) {
-  int name_width = 10;  // the part column as wide as its longest name ("livecodebench")
+  int name_width = 10;  // the part column as wide as its longest name (10 at least)
   for (const auto& r : runs)
     if (parts.contains(r.name)) name_width = std::max(name_width, static_cast<int>(r.name.size()));
   std::fprintf(out, "\n%-*s %8s %6s %8s %8s %8s %7s\n", name_width, "part", "score", "n", "stderr", "cut_off",
@@ -66,13 +66,13 @@ void PrintTable(FILE* out, const std::vector<PartRun>& runs, const nlohmann::jso
     if (!parts.contains(r.name)) continue;
     const auto& p = parts[r.name];
     auto num = [&](const char* k) { return p.contains(k) && p[k].is_number() ? p[k].get<double>() : 0.0; };
-    // A part that says its scale (RULER: 0-100) is shown as it is; the
+    // A part that says its scale (score_scale: 0-100) is shown as it is; the
     // others are fractions.
     const double scale = p.contains("score_scale") ? 1.0 : 100.0;
     std::fprintf(out, "%-*s %7.2f%% %6d %7.2f%% %8d %8d %7d\n", name_width, r.name.c_str(), scale * num("score"),
                  static_cast<int>(num("n")), scale * num("stderr"), static_cast<int>(num("cut_off")),
                  static_cast<int>(num("no_answer")), static_cast<int>(num("failed")));
-    // A part's own plain-words lines (the thinking part's switch verdict).
+    // A part's own plain-words lines (a verdict on the thinking switch, say).
     if (p.contains("headline") && p["headline"].is_array())
       for (const auto& line : p["headline"])
         if (line.is_string()) std::fprintf(out, "  %s\n", line.get<std::string>().c_str());

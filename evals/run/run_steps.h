@@ -81,7 +81,7 @@ struct PartRun {
 struct Job {
   Card card;
   std::vector<PartRun> parts;        // the question sets, in run order
-  std::vector<PartRun> procedures;   // the others (fit), in run order
+  std::vector<PartRun> procedures;   // the others (procedures), in run order
   std::string data_dir;
   std::string token;                 // the bearer token (server.api_key_env), never written
   std::vector<std::string> tokens;   // each endpoint's (server.endpoints), tokens[0] == token
@@ -144,7 +144,7 @@ StepExit PrepareBeforeServer(Job* job, CancelToken* cancel, FILE* err);
 StepExit StartServer(const Job& job, CancelToken* cancel, Server* server, FILE* err);
 // FitToContext, the parts that need the tokenizer, every item against the
 // context. The tokenizer a part prepares with fails every count once
-// `cancel` fires, so a long preparation (RULER) stops within one count.
+// `cancel` fires, so a long preparation (sizing prompts) stops within one count.
 StepExit PrepareAfterServer(Job* job, const Server& server, CancelToken* cancel, FILE* err);
 // The run key checked against a resumed job's (or run.json written); the
 // job folder kept from then on.

@@ -21,7 +21,7 @@
 //                code_sha256, cut_off, other_profile, correct (= passed)
 // and every other key: the part's item fields (gold, subdomain, task, ...).
 //
-// Decoding names the line and the field: "runs/x/ifeval/samples.jsonl:12:
+// Decoding names the line and the field: "runs/x/<name>/samples.jsonl:12:
 // instruction_id_list: expected an array of strings". Common fields a line
 // lacks take their defaults (hand-made files); the verdict's main field
 // (correct, strict, score, passed) is required.

@@ -45,7 +45,7 @@ StepExit ResolveSlots(const Job& job, ServerEndpoint* ep, const std::string& fie
   int slots = ep->config.slots;
   const int total = ep->props.total_slots;
   if (slots == 0 && job.parts.empty()) {
-    // Procedures only (speed, fit): no pool to size; the server's own count,
+    // Procedures only: no pool to size; the server's own count,
     // for the record and the page, where it gives a believable one.
     slots = total > 0 && total <= kMaxServerSlots ? total : 1;
   } else if (slots == 0) {

@@ -3,7 +3,7 @@
 // journal (answer_journal.h) hold them: "top_logprobs": [{id (null when the
 // server gave none), token, logprob}], most likely first. Shared by the
 // journal and by the codec of the kind whose verdicts they are (the
-// probe's, evals/benchmarks/probe/logprobs_kind.cc), so that neither reads
+// logprobs kind, in its benchmark's folder), so that neither reads
 // the other's.
 //
 // Thread-safety: pure functions.

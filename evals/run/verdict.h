@@ -66,7 +66,7 @@ struct ChoiceVerdict {
   bool no_answer = false;
 };
 
-// Instruction following (IFEval): one verdict per instruction of the
+// Instruction following: one verdict per instruction of the
 // prompt, strict and loose, and whether all were followed.
 struct InstructionLevel {
   bool all = false;                  // follow_all_instructions
@@ -81,7 +81,7 @@ struct InstructionVerdict {
   bool cut_off = false;
 };
 
-// A fraction of credit in [0, 1] (RULER's string match), `null` when the
+// A fraction of credit in [0, 1] (a string match's, say), `null` when the
 // answer was empty after the part's post-processing.
 struct FractionVerdict {
   double score = 0;
@@ -89,17 +89,18 @@ struct FractionVerdict {
   bool null = false;
 };
 
-// Not a judgement but a measurement (the logprob probe's, evals/benchmarks/probe/):
+// Not a judgement but a measurement (next-token probabilities, a kind of a
+// benchmark's own):
 // the server's top-K candidates for the next token of a fixed text, most
 // likely first. Its "score" is the top candidate's probability; what it
 // means is read by `compare` against another run (the kind's view,
-// evals/benchmarks/probe/logprobs_kind.cc).
+// beside the kind in its benchmark's folder).
 struct LogprobsVerdict {
   std::vector<TokenLogprob> top;
   bool cut_off = false;  // never set: one token is always asked
 };
 
-// A program graded by running it on tests (LiveCodeBench): passed, or the
+// A program graded by running it on tests (code generation): passed, or the
 // first failure ("wrong_answer", "time_limit", "runtime_error",
 // "compile_error", "no_code", "cut_off"), one outcome per test run (the
 // grader's codes: 1 passed, <= 0 failed), the code's sha256. `other`: the

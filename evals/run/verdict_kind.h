@@ -1,5 +1,5 @@
 // The verdict kinds, open: each kind is registered from its own file (the
-// built-in five from evals/kinds/ and evals/benchmarks/probe/, a test's
+// built-in five from evals/kinds/ and benchmarks' folders, a test's
 // from tests/parts/) with what the runner needs of it:
 //   - its name (results.json `parts.<name>.kind`),
 //   - its codec: its fields in a samples.jsonl line, written and read back

@@ -1,4 +1,4 @@
-// The code sandbox: model-written code (LiveCodeBench's answers) runs only
+// The code sandbox: model-written code (a code benchmark's answers) runs only
 // here. One interpreter (Debian's /usr/bin/python3 by default) runs one
 // program with one stdin; the result is the process runner's
 // (evals/proc/process_runner.h): exit status or signal, timed out, CPU time
@@ -75,7 +75,7 @@
 // made (the child hook's errno), pipes, fork. What the code
 // does (exit 1, a traceback, a signal, a timeout) is a result.
 //
-// Usage (the LiveCodeBench grader):
+// Usage (as a code grader does):
 //   SandboxOptions o;                        // python3, 10 s wall, 2 GiB, ...
 //   o.limits.wall_s = 6;
 //   std::unique_ptr<CodeSandbox> box;

@@ -150,7 +150,7 @@ CallResult OpenAiClient::Complete(const Prompt& prompt) { return CompleteWithin(
 
 CallResult OpenAiClient::CompleteWithin(const Prompt& prompt, int max_attempts) {
   CallResult r;
-  // A chat completion, or a raw one with next-token logprobs (the probe).
+  // A chat completion, or a raw one with next-token logprobs (a measurement).
   const bool raw = prompt.logprobs.has_value();
   const std::string body = raw ? CompletionRequestBody(prompt, server_.model) : ChatRequestBody(prompt, server_.model);
   const std::string path =

@@ -1,7 +1,7 @@
 // The wire format of a raw completion with next-token logprobs (a
 // LogprobRequest, evals/server/types.h): the request body out, the reply in.
 // Pure functions, no I/O; shapes checked against the real llama-server
-// b10470 (tests/benchmarks/probe/probe_divergence_test.cc) and OpenAI's legacy completions
+// b10470 (its replies captured in tests/fixtures/llama-server/) and OpenAI's legacy completions
 // format (vLLM, SGLang).
 //
 // Thread-safety: pure functions.

@@ -34,7 +34,7 @@ struct ServerConfig {
   double request_timeout_base_s = 120;
   double min_decode_tps = 2.0;
   std::vector<std::string> command;  // engine argv template (managed engine)
-  int64_t context = 0;               // {context} of the managed engine for the parts (not fit)
+  int64_t context = 0;               // {context} of the managed engine for the parts (a procedure may pass its own)
   double stop_grace_s = 10;
   // Whether the slots share one KV cache ("auto", "shared", "per_slot")
   // and, when shared, its size (0: GET /props n_ctx). evals/server/kv_capacity.h.

@@ -1,4 +1,4 @@
-// The server's own tokenizer, over HTTP (RULER and fit size prompts with it).
+// The server's own tokenizer, over HTTP (parts that size prompts by tokens use it).
 //
 // llama-server: POST /apply-template {"messages": [...]} gives the templated
 // prompt; POST /tokenize {"content", "add_special", "parse_special"} counts
@@ -28,7 +28,7 @@ std::unique_ptr<Tokenizer> MakeServerTokenizer(std::unique_ptr<HttpTransport> tr
 
 // A stand-in when the server cannot count: ceil(bytes / 3) plus 5 % and
 // 64 tokens of margin, so prompts err on the short side. Only when the card
-// sets parts.ruler.allow_estimated_tokens.
+// sets parts.<name>.allow_estimated_tokens.
 std::unique_ptr<Tokenizer> MakeEstimatingTokenizer();
 
 }  // namespace evalrun

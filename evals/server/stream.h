@@ -1,9 +1,10 @@
-// Streaming chat completions, timed on the client's clock (the speed part,
-// issue 28). llama-server's /v1/chat/completions with "stream": true answers
-// text/event-stream: `data: {chunk}` events, `: ping`-style comment lines,
-// and `data: [DONE]` at the end; with stream_options.include_usage the last
-// chunk before [DONE] carries `usage` (and llama-server adds `timings`).
-// One chunk is not one token: token counts come from usage/timings only.
+// Streaming chat completions, timed on the client's clock (measuring
+// generation speed, issue 28). llama-server's /v1/chat/completions with
+// "stream": true answers text/event-stream: `data: {chunk}` events,
+// `: ping`-style comment lines, and `data: [DONE]` at the end; with
+// stream_options.include_usage the last chunk before [DONE] carries `usage`
+// (and llama-server adds `timings`). One chunk is not one token: token
+// counts come from usage/timings only.
 //
 // Thread-safety: an SseReader and a StreamingChat belong to one thread.
 #ifndef EVALRUN_EVALS_SERVER_STREAM_H_
@@ -110,7 +111,7 @@ struct StreamedReply {
   bool saw_done = false;      // `data: [DONE]` arrived
 };
 
-// Sends one streamed chat request and times it. No retries: a speed step
+// Sends one streamed chat request and times it. No retries: a timed step
 // that fails says so rather than measuring a second attempt. The body is
 // ChatRequestBody(prompt, model) (openai_wire.h) with "stream": true,
 // "stream_options": {"include_usage": true}, and `extra`'s keys set on top

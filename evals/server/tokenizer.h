@@ -1,4 +1,4 @@
-// Counting tokens the way the server will (RULER sizes prompts with it).
+// Counting tokens the way the server will (parts that size prompts by tokens use it).
 //
 // Thread-safety: thread-compatible: one instance per thread, or a lock around it.
 #ifndef EVALRUN_EVALS_SERVER_TOKENIZER_H_

@@ -33,8 +33,8 @@ struct GenParams {
   std::optional<bool> cache_prompt;
 };
 
-// A raw completion asking for the next token's logprobs (the probe part,
-// evals/benchmarks/probe/probe.cc): messages[0].content is the prompt text as it is
+// A raw completion asking for the next token's logprobs (a part that
+// measures them): messages[0].content is the prompt text as it is
 // (no chat template), one token is generated at temperature 0, and the
 // server's top `top_logprobs` candidates of that token come back.
 struct LogprobRequest {

@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "evals/base/near_miss.h"
-#include "scorers/langdetect.h"
+#include "scorers/ifeval/langdetect.h"
 #include "scorers/punkt.h"
 
 namespace evalrun::ifeval {

@@ -15,7 +15,7 @@
 #include "evals/base/sha256.h"
 #include "scorers/ifeval/ifeval_checkers.h"
 #include "scorers/ifeval/ifeval_eval.h"
-#include "scorers/langdetect.h"
+#include "scorers/ifeval/langdetect.h"
 #include "scorers/punkt.h"
 
 namespace evalrun {

@@ -24,10 +24,10 @@
 #include <utility>
 #include <vector>
 
+#include "evals/benchmarks/ruler/np_random.h"
 #include "evals/benchmarks/ruler/ruler_inputs.h"
 #include "evals/benchmarks/ruler/ruler_length.h"
 #include "evals/benchmarks/ruler/ruler_tasks.h"
-#include "evals/base/np_random.h"
 #include "evals/base/py_random.h"
 #include "evals/base/status.h"
 

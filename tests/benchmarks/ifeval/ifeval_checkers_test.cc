@@ -22,7 +22,7 @@
 #include "scorers/ifeval/ifeval_py_json.h"
 #include "scorers/ifeval/ifeval_py_regex.h"
 #include "scorers/ifeval/ifeval_text_util.h"
-#include "scorers/langdetect.h"
+#include "scorers/ifeval/langdetect.h"
 #include "scorers/punkt.h"
 #include "tests/support/test_paths.h"
 

@@ -31,7 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scorers/ifeval/ifeval_eval.h"
-#include "scorers/langdetect.h"
+#include "scorers/ifeval/langdetect.h"
 #include "scorers/punkt.h"
 #include "tests/support/test_paths.h"
 

@@ -1,7 +1,7 @@
-// NpRandom (evals/base/np_random.h) against Debian's numpy 1.24.2. Every expected
+// NpRandom (evals/benchmarks/ruler/np_random.h) against Debian's numpy 1.24.2. Every expected
 // value was printed by /usr/bin/python3 with numpy's legacy global RNG, e.g.
 //   np.random.seed(42); [int(np.random.randint(10000, 99999)) for _ in range(8)]
-#include "evals/base/np_random.h"
+#include "evals/benchmarks/ruler/np_random.h"
 
 #include <gtest/gtest.h>
 

@@ -21,8 +21,8 @@
 #include <string_view>
 #include <utility>
 
-#include "evals/base/np_random.h"
 #include "evals/base/py_random.h"
+#include "evals/benchmarks/ruler/np_random.h"
 #include "evals/benchmarks/ruler/ruler_builders.h"
 #include "evals/benchmarks/ruler/ruler_inputs.h"
 #include "evals/benchmarks/ruler/ruler_tasks.h"

@@ -4,8 +4,8 @@
 // (PackGram key, row) slots indexed by HashSlot.
 //
 // Thread-safety: pure functions.
-#ifndef EVALRUN_SCORERS_LANGDETECT_GRAMS_H_
-#define EVALRUN_SCORERS_LANGDETECT_GRAMS_H_
+#ifndef EVALRUN_SCORERS_IFEVAL_LANGDETECT_GRAMS_H_
+#define EVALRUN_SCORERS_IFEVAL_LANGDETECT_GRAMS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -27,4 +27,4 @@ inline size_t HashSlot(uint64_t key, int shift) {
 
 }  // namespace evalrun::langdetect
 
-#endif  // EVALRUN_SCORERS_LANGDETECT_GRAMS_H_
+#endif  // EVALRUN_SCORERS_IFEVAL_LANGDETECT_GRAMS_H_

@@ -2,7 +2,7 @@
 // (random_bounded_uint64_fill, buffered_bounded_masked_uint32,
 // bounded_masked_uint64, gen_mask) and numpy/random/src/mt19937/mt19937.h
 // (mt19937_next64).
-#include "evals/base/np_random.h"
+#include "evals/benchmarks/ruler/np_random.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // LangDetector against langdetect 1.0.9 (Debian python3-langdetect, CPython
 // 3.11, DetectorFactory.seed = 0). Full-precision expectations below were
 // printed by Python as repr(p.prob) for detect_langs(text).
-#include "scorers/langdetect.h"
+#include "scorers/ifeval/langdetect.h"
 
 #include <unistd.h>
 

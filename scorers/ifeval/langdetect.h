@@ -29,8 +29,8 @@
 //
 // A loaded LangDetector is immutable: Detect and DetectLangs are const and
 // may run on many threads at once.
-#ifndef EVALRUN_SCORERS_LANGDETECT_H_
-#define EVALRUN_SCORERS_LANGDETECT_H_
+#ifndef EVALRUN_SCORERS_IFEVAL_LANGDETECT_H_
+#define EVALRUN_SCORERS_IFEVAL_LANGDETECT_H_
 
 #include <cstdint>
 #include <memory>
@@ -122,4 +122,4 @@ class LangDetector {
 
 }  // namespace evalrun
 
-#endif  // EVALRUN_SCORERS_LANGDETECT_H_
+#endif  // EVALRUN_SCORERS_IFEVAL_LANGDETECT_H_

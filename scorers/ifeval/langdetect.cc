@@ -4,12 +4,12 @@
 // _sort_probability), utils/ngram.py (NGram.add_char, normalize,
 // normalize_vi) and utils/unicode_block.py. Loading the profiles is
 // langdetect_profiles.cc. Comments name the Python they follow.
-#include "scorers/langdetect.h"
+#include "scorers/ifeval/langdetect.h"
 
 #include <algorithm>
 #include <iterator>
 
-#include "scorers/langdetect_grams.h"
+#include "scorers/ifeval/langdetect_grams.h"
 #include "scorers/py_unicode.h"
 
 namespace evalrun {

@@ -19,8 +19,8 @@
 // Preconditions (low < high) are numpy's ValueError; violating one is a bug
 // in the caller and aborts with a message. Thread-compatible value type:
 // copying copies the whole state.
-#ifndef EVALRUN_EVALS_BASE_NP_RANDOM_H_
-#define EVALRUN_EVALS_BASE_NP_RANDOM_H_
+#ifndef EVALRUN_EVALS_BENCHMARKS_RULER_NP_RANDOM_H_
+#define EVALRUN_EVALS_BENCHMARKS_RULER_NP_RANDOM_H_
 
 #include <cstdint>
 
@@ -47,4 +47,4 @@ class NpRandom {
 
 }  // namespace evalrun
 
-#endif  // EVALRUN_EVALS_BASE_NP_RANDOM_H_
+#endif  // EVALRUN_EVALS_BENCHMARKS_RULER_NP_RANDOM_H_

@@ -4,7 +4,7 @@
 // utils/ngram.py that messages.properties fills (NGram.LATIN1_EXCLUDE,
 // the Vietnamese normalisation, CJK_CLASS). Comments name the Python they
 // follow.
-#include "scorers/langdetect.h"
+#include "scorers/ifeval/langdetect.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evals/base/files.h"
-#include "scorers/langdetect_grams.h"
+#include "scorers/ifeval/langdetect_grams.h"
 #include "scorers/py_unicode.h"
 
 namespace evalrun {
