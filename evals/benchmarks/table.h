@@ -37,7 +37,7 @@ struct Benchmark {
   // Its folders: evals/benchmarks/<name>/, scorers/<name>/ where it grades
   // in its own way, tests/benchmarks/<name>/.
   std::string name;
-  std::string title;  // as reports show it (capitals, hyphens): "<Title>"
+  std::string title;  // as reports show it (upper case, hyphens): "<Title>"
   std::string about;  // one line for `evalrun --list`
   // What it adds to a card (parts.<part>); most benchmarks have one part,
   // named as the benchmark.
