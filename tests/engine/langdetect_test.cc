@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/jsonl_file.h"
 #include "tests/support/test_paths.h"
 
 namespace evalrun {
@@ -78,15 +79,12 @@ TEST_F(LangDetectTest, LoadsTheFiftyFiveProfilesInReferenceOrder) {
 // Every text of reference_detections.jsonl: the language (or the error)
 // exactly, the probabilities to the file's 6 decimals.
 TEST_F(LangDetectTest, MatchesEveryReferenceDetection) {
-  const std::string path = LangdetectDir() + "/reference_detections.jsonl";
-  std::ifstream in(path);
-  ASSERT_TRUE(in) << "cannot open " << path;
-  std::string line;
+  const std::vector<nlohmann::json> reference =
+      testing::ReadJsonLines(LangdetectDir() + "/reference_detections.jsonl");
   int rows = 0;
   int mismatches = 0;
-  while (std::getline(in, line)) {
+  for (const nlohmann::json& row : reference) {
     const int index = rows++;
-    nlohmann::json row = nlohmann::json::parse(line);
     const std::string text = row.at("text").get<std::string>();
     Probs got;
     std::string error;

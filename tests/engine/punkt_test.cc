@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/jsonl_file.h"
 #include "tests/support/test_paths.h"
 
 namespace evalrun {
@@ -66,15 +67,8 @@ struct Reference {
 
 std::vector<Reference> LoadReferences() {
   std::vector<Reference> refs;
-  const std::string path = ModelDir() + "/reference_splits.jsonl";
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << "missing " << path;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const nlohmann::json j = nlohmann::json::parse(line);
+  for (const nlohmann::json& j : testing::ReadJsonLines(ModelDir() + "/reference_splits.jsonl"))
     refs.push_back({j.at("text").get<std::string>(), j.at("sentences").get<Sentences>()});
-  }
   return refs;
 }
 

@@ -1,16 +1,18 @@
 // Shared pieces of the end-to-end tests: a temp folder, a card pointing at
-// the fake server, running the real evalrun binary, reading what it wrote.
+// the fake server, running the real evalrun binary, reading what it wrote
+// (jsonl_file.h).
 #ifndef EVALRUN_TESTS_SUPPORT_E2E_H_
 #define EVALRUN_TESTS_SUPPORT_E2E_H_
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "evals/base/jsonl.h"
+#include "tests/support/jsonl_file.h"
 #include "tests/support/run_binary.h"
 #include "tests/support/test_paths.h"
 
@@ -51,13 +53,11 @@ class E2eTest : public ::testing::Test {
     return RunBinary(argv, timeout_s);
   }
 
+  // The lines of a JSON Lines file (jsonl_file.h: a line that is not JSON
+  // fails the test); a file not there (yet) has none.
   std::vector<nlohmann::json> Lines(const std::string& path) {
-    std::vector<nlohmann::json> v;
-    EXPECT_TRUE(ParseJsonl(ReadFile(path), path, [&](int, const nlohmann::json& j) {
-      v.push_back(j);
-      return Status::Ok();
-    }).ok());
-    return v;
+    if (!std::filesystem::exists(path)) return {};
+    return ReadJsonLines(path);
   }
   std::vector<nlohmann::json> Samples(const std::string& job, const std::string& part) {
     return Lines(dir_ + "/runs/" + job + "/" + part + "/samples.jsonl");
