@@ -3,8 +3,6 @@
 // printed by Python as repr(p.prob) for detect_langs(text).
 #include "scorers/langdetect.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/jsonl_file.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/test_paths.h"
 
 namespace evalrun {
@@ -260,15 +259,10 @@ TEST_F(LangDetectTest, LongAnswer) {
 class LangDetectLoadTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("langdetect_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_ / "profiles");
     std::filesystem::copy_file(LangdetectDir() + "/messages.properties",
                                dir_ / "messages.properties");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   void Write(const std::string& rel, const std::string& content) {
     std::ofstream(dir_ / rel) << content;
   }
@@ -278,7 +272,8 @@ class LangDetectLoadTest : public ::testing::Test {
     EXPECT_EQ(out == nullptr, !s.ok());
     return s;
   }
-  std::filesystem::path dir_;
+  testing::TempDir tmp_{"langdetect_test"};
+  std::filesystem::path dir_ = tmp_.path();
 };
 
 TEST_F(LangDetectLoadTest, MissingDirectoryIsNotFound) {
