@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,6 +27,7 @@
 
 #include "datasets/fetch.h"
 #include "tests/support/capture_output.h"
+#include "tests/support/jsonl_file.h"
 #include "tests/support/run_binary.h"
 
 namespace evalrun::fetch_testing {
@@ -186,11 +186,7 @@ class MirrorServer {
   const std::vector<nlohmann::json>& Split(const std::string& split) {
     std::lock_guard<std::mutex> l(mu_);
     auto& rows = splits_[split];
-    if (rows.empty()) {
-      std::ifstream in(root_ + "/mmlu-pro/" + split + ".jsonl");
-      std::string line;
-      while (std::getline(in, line)) rows.push_back(nlohmann::json::parse(line));
-    }
+    if (rows.empty()) rows = testing::ReadJsonLines(root_ + "/mmlu-pro/" + split + ".jsonl");
     return rows;
   }
 

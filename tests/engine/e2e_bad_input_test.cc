@@ -10,6 +10,7 @@
 
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/test_card.h"
 
 namespace evalrun::testing {
 namespace {
@@ -36,18 +37,33 @@ class E2eBadInput : public E2eTest {
     asked_ = server_.chat_requests();
   }
 
-  std::string WriteBadCard(const std::string& text) {
+  // `card` as <tmp>/bad.json.
+  std::string WriteBadCard(const nlohmann::json& card) { return WriteCardFile(dir_ + "/bad.json", card); }
+  // `text` as <tmp>/bad.json, for the tests about a card's text itself.
+  std::string WriteBadCardText(const std::string& text) {
     const std::string path = dir_ + "/bad.json";
     WriteFile(path, text);
     return path;
   }
 
-  // A card for the fake server with `parts` and `server_extra` (JSON members
-  // added to "server", starting with a comma).
-  std::string CardText(const std::string& parts, const std::string& server_extra = "") {
-    return R"({"name": "bad", "model": {"name": "fake"},
-  "server": {"base_url": ")" + server_.base_url() + R"(", "slots": 2, "ready_timeout_s": 20)" + server_extra + R"(},
-  "parts": )" + parts + "}";
+  // {"mmlupro": fields}
+  static nlohmann::json MmluPro(const nlohmann::json& fields = nlohmann::json::object()) {
+    return {{"mmlupro", fields}};
+  }
+  // A card named "bad" for the fake server (test_card.h's bare card with a
+  // model, two slots and a 20 s ready timeout), with `parts`.
+  nlohmann::json Card(const nlohmann::json& parts) {
+    nlohmann::json card = Bare(server_.base_url(), parts);
+    card["model"] = {{"name", "fake"}};
+    card["server"]["slots"] = 2;
+    card["server"]["ready_timeout_s"] = 20;
+    return card;
+  }
+  // test_card.h's bare card, named "bad": server.base_url `url` and `parts`.
+  static nlohmann::json Bare(const std::string& url, const nlohmann::json& parts = MmluPro()) {
+    nlohmann::json card = BareCard(url, parts);
+    card["name"] = "bad";
+    return card;
   }
 
   // evalrun `args` (with --job keep unless a --job is given) exits 1 with
@@ -72,24 +88,30 @@ class E2eBadInput : public E2eTest {
 };
 
 TEST_F(E2eBadInput, MalformedCardJsonNamesLineAndColumn) {
-  // The trailing comma on line 3 is the error; nlohmann reports the byte
-  // after it, the '}' at column 47.
-  const std::string card = WriteBadCard("{\n  \"name\": \"bad\",\n  \"server\": {\"base_url\": \"http://127.0.0.1:1\",}\n}\n");
+  // The card's text is the point: the trailing comma on line 3 is the error;
+  // nlohmann reports the byte after it, the '}' at column 47.
+  const std::string card =
+      WriteBadCardText("{\n  \"name\": \"bad\",\n  \"server\": {\"base_url\": \"http://127.0.0.1:1\",}\n}\n");
   ExpectRefused({"--card", card}, {card + ":3:47: malformed JSON: syntax error"});
 }
 
 // A number beyond double's range is bad input, not a crash (nlohmann throws
-// out_of_range 406, not a parse_error, for it).
+// out_of_range 406, not a parse_error, for it). No JSON value holds it: the
+// card's text has it in place of a string.
 TEST_F(E2eBadInput, NumberOverflowInCard) {
-  const std::string card = WriteBadCard(CardText(R"({"mmlupro": {}})", R"(, "min_decode_tps": 1e500)"));
+  nlohmann::json c = Card(MmluPro());
+  c["server"]["min_decode_tps"] = "1e500";
+  std::string text = c.dump();
+  const size_t at = text.find("\"1e500\"");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::string card = WriteBadCardText(text.replace(at, 7, "1e500"));
   ExpectRefused({"--card", card}, {card + ": ", "1e500"});
 }
 
 // A URL without a host is bad input (exit 1), not an unreachable server.
 TEST_F(E2eBadInput, BaseUrlWithoutHost) {
   for (const char* url : {"http://", "https://:8080/v1"}) {
-    const std::string card = WriteBadCard(R"({"name": "bad", "server": {"base_url": ")" + std::string(url) +
-                                          R"("}, "parts": {"mmlupro": {}}})");
+    const std::string card = WriteBadCard(Bare(url));
     ExpectRefused({"--card", card}, {card + ": server.base_url: "});
   }
 }
@@ -105,8 +127,7 @@ TEST_F(E2eBadInput, BaseUrlFlagIsCheckedLikeTheCardField) {
        }) {
     ExpectRefused({"--card", good_card_, "--base-url", url}, {want});
   }
-  const std::string card =
-      WriteBadCard(R"({"name": "bad", "server": {"base_url": "http://127.0.0.1:99999/v1"}, "parts": {"mmlupro": {}}})");
+  const std::string card = WriteBadCard(Bare("http://127.0.0.1:99999/v1"));
   ExpectRefused({"--card", card}, {card + ": server.base_url: expected a port 1..65535 after ':', got \"99999\""});
 }
 
@@ -114,35 +135,46 @@ TEST_F(E2eBadInput, BaseUrlFlagIsCheckedLikeTheCardField) {
 // (port 1 refuses), a bad RULER task name, a meaningless number or a
 // duplicate key is exit 1 naming the file and path, not exit 2.
 TEST_F(E2eBadInput, EveryCardFieldIsCheckedBeforeAnyServer) {
-  auto card = [&](const std::string& server_extra, const std::string& parts, const std::string& top = "") {
-    return WriteBadCard(R"({"name": "bad", "server": {"base_url": "http://127.0.0.1:1/v1")" + server_extra + "}" +
-                        top + R"(, "parts": )" + parts + "}");
+  const std::string nobody = "http://127.0.0.1:1/v1";
+  auto ruler = [&](const std::string& fields) {
+    return WriteBadCard(Bare(nobody, {{"ruler", nlohmann::json::parse(fields)}}));
   };
-  const std::string ruler_typo = card("", R"({"ruler": {"tasks": ["niah_single_1", "vtt"]}})");
+  const std::string ruler_typo = ruler(R"({"tasks": ["niah_single_1", "vtt"]})");
   ExpectRefused({"--card", ruler_typo},
                 {ruler_typo + ": parts.ruler.tasks[1]: unknown RULER task \"vtt\" (did you mean \"vt\"?)"});
-  const std::string count_typo = card("", R"({"ruler": {"samples_per_task": {"cwee": 2}}})");
+  const std::string count_typo = ruler(R"({"samples_per_task": {"cwee": 2}})");
   ExpectRefused({"--card", count_typo},
                 {count_typo + ": parts.ruler.samples_per_task: unknown RULER task \"cwee\" (did you mean \"cwe\"?)"});
-  const std::string budget_typo = card("", R"({"ruler": {"task_max_tokens": {"fw": 20}}})");
+  const std::string budget_typo = ruler(R"({"task_max_tokens": {"fw": 20}})");
   ExpectRefused({"--card", budget_typo},
                 {budget_typo + ": parts.ruler.task_max_tokens: unknown RULER task \"fw\" (did you mean \"fwe\"?)"});
-  for (const auto& [extra, want] : std::vector<std::pair<std::string, std::string>>{
-           {R"(, "ready_timeout_s": -5)", "server.ready_timeout_s: expected a number > 0"},
-           {R"(, "request_timeout_base_s": -1)", "server.request_timeout_base_s: expected a number >= 0"},
-           {R"(, "connect_timeout_s": 0)", "server.connect_timeout_s: expected a number > 0"},
-           {R"(, "stop_grace_s": -1)", "server.stop_grace_s: expected a number >= 0"},
-           {R"(, "slot": 2)", "server.slot: unknown field (did you mean \"slots\"?)"},
-           {R"(, "retry": 2)", "server.retry: unknown field (did you mean \"retries\"?)"},
+  struct ServerCase {
+    std::string field;
+    int value;
+    std::string want;
+  };
+  for (const ServerCase& k : std::vector<ServerCase>{
+           {"ready_timeout_s", -5, "server.ready_timeout_s: expected a number > 0"},
+           {"request_timeout_base_s", -1, "server.request_timeout_base_s: expected a number >= 0"},
+           {"connect_timeout_s", 0, "server.connect_timeout_s: expected a number > 0"},
+           {"stop_grace_s", -1, "server.stop_grace_s: expected a number >= 0"},
+           {"slot", 2, "server.slot: unknown field (did you mean \"slots\"?)"},
+           {"retry", 2, "server.retry: unknown field (did you mean \"retries\"?)"},
        }) {
-    const std::string c = card(extra, R"({"mmlupro": {}})");
-    ExpectRefused({"--card", c}, {c + ": " + want});
+    nlohmann::json card = Bare(nobody);
+    card["server"][k.field] = k.value;
+    const std::string c = WriteBadCard(card);
+    ExpectRefused({"--card", c}, {c + ": " + k.want});
   }
-  const std::string noise = card("", R"({"mmlupro": {}})", R"(, "load_sampling": {"threshold_pct": -5, "top": -1})");
+  nlohmann::json card = Bare(nobody);
+  card["load_sampling"] = {{"threshold_pct", -5}, {"top", -1}};
+  const std::string noise = WriteBadCard(card);
   ExpectRefused({"--card", noise}, {noise + ": load_sampling.threshold_pct: expected a number > 0"});
-  const std::string top = card("", R"({"mmlupro": {}})", R"(, "load_sampling": {"top": -1})");
+  card["load_sampling"] = {{"top", -1}};
+  const std::string top = WriteBadCard(card);
   ExpectRefused({"--card", top}, {top + ": load_sampling.top: expected an integer 0..1000, got -1"});
-  const std::string dup = WriteBadCard(
+  // A duplicate key is text no JSON value holds.
+  const std::string dup = WriteBadCardText(
       R"({"name": "bad", "name": "other", "server": {"base_url": "http://127.0.0.1:1/v1"}, "parts": {"mmlupro": {}}})");
   ExpectRefused({"--card", dup}, {dup + ": name: duplicate key"});
 }
@@ -202,33 +234,40 @@ TEST_F(E2eBadInput, MissingCardFile) {
 }
 
 TEST_F(E2eBadInput, MissingFields) {
-  ExpectRefused({"--card", WriteBadCard(R"({"name": "bad", "parts": {"mmlupro": {}}})")},
-                {"bad.json: server: required field is missing"});
-  ExpectRefused({"--card", WriteBadCard(R"({"name": "bad", "server": {"slots": 2}, "parts": {"mmlupro": {}}})")},
-                {"bad.json: server.base_url: required field is missing"});
-  ExpectRefused({"--card", WriteBadCard(R"({"name": "bad", "server": {"base_url": "http://127.0.0.1:1"}})")},
-                {"bad.json: parts: required field is missing"});
+  nlohmann::json card = Bare("http://127.0.0.1:1");
+  card.erase("server");
+  ExpectRefused({"--card", WriteBadCard(card)}, {"bad.json: server: required field is missing"});
+  card["server"] = {{"slots", 2}};
+  ExpectRefused({"--card", WriteBadCard(card)}, {"bad.json: server.base_url: required field is missing"});
+  card = Bare("http://127.0.0.1:1");
+  card.erase("parts");
+  ExpectRefused({"--card", WriteBadCard(card)}, {"bad.json: parts: required field is missing"});
 }
 
 TEST_F(E2eBadInput, WrongTypes) {
-  ExpectRefused({"--card", WriteBadCard(CardText(R"({"mmlupro": {"questions": "ten"}})"))},
+  ExpectRefused({"--card", WriteBadCard(Card(MmluPro({{"questions", "ten"}})))},
                 {"bad.json: parts.mmlupro.questions: expected an integer, got \"ten\""});
-  ExpectRefused({"--card", WriteBadCard(CardText(R"({"mmlupro": {}})", R"(, "retries": 1.5)"))},
-                {"bad.json: server.retries: expected an integer, got 1.5"});
-  ExpectRefused({"--card", WriteBadCard(R"({"name": "bad", "server": {"base_url": ")" + server_.base_url() +
-                                        R"(", "slots": 0}, "parts": {"mmlupro": {}}})")},
+  nlohmann::json card = Card(MmluPro());
+  card["server"]["retries"] = 1.5;
+  ExpectRefused({"--card", WriteBadCard(card)}, {"bad.json: server.retries: expected an integer, got 1.5"});
+  card = Bare(server_.base_url());
+  card["server"]["slots"] = 0;
+  ExpectRefused({"--card", WriteBadCard(card)},
                 {"bad.json: server.slots: expected a positive integer or \"auto\", got 0"});
-  ExpectRefused({"--card", WriteBadCard(R"({"name": "bad", "thinking": "yes", "server": {"base_url": "http://127.0.0.1:1"},
-                                          "parts": {"mmlupro": {}}})")},
+  card = Bare("http://127.0.0.1:1");
+  card["thinking"] = "yes";
+  ExpectRefused({"--card", WriteBadCard(card)},
                 {"bad.json: thinking: expected true, false, \"on\" or \"off\", got \"yes\""});
-  ExpectRefused({"--card", WriteBadCard(CardText(R"({"mmlupro": []})"))},
+  ExpectRefused({"--card", WriteBadCard(Card({{"mmlupro", nlohmann::json::array()}}))},
                 {"bad.json: parts.mmlupro: expected an object"});
 }
 
 TEST_F(E2eBadInput, UnknownFieldsAndParts) {
-  ExpectRefused({"--card", WriteBadCard(CardText(R"({"mmlupro": {}})", R"(, "retires": 2)"))},
+  nlohmann::json card = Card(MmluPro());
+  card["server"]["retires"] = 2;
+  ExpectRefused({"--card", WriteBadCard(card)},
                 {"bad.json: server.retires: unknown field (did you mean \"retries\"?)"});
-  ExpectRefused({"--card", WriteBadCard(CardText(R"({"mmlu-pro": {}})"))},
+  ExpectRefused({"--card", WriteBadCard(Card({{"mmlu-pro", nlohmann::json::object()}}))},
                 {"bad.json: parts.mmlu-pro: unknown part (did you mean \"mmlupro\"?)"});
   ExpectRefused({"--card", good_card_, "--parts", "mmlupr"},
                 {"--parts: unknown part \"mmlupr\" (did you mean \"mmlupro\"?)"});
@@ -305,8 +344,9 @@ TEST_F(E2eBadInput, ScoreResponsesWithABadLine) {
 // stdout or stderr.
 TEST_F(E2eBadInput, ApiKeyFromTheEnvironmentOnlyAndNeverWritten) {
   const std::string token = "tok-3f9a1c-do-not-log-7e21";
-  const std::string card =
-      WriteBadCard(CardText(R"({"mmlupro": {"questions": 3, "max_tokens": 64}})", R"(, "api_key_env": "EVALRUN_E2E_KEY")"));
+  nlohmann::json keyed = Card(MmluPro({{"questions", 3}, {"max_tokens", 64}}));
+  keyed["server"]["api_key_env"] = "EVALRUN_E2E_KEY";
+  const std::string card = WriteBadCard(keyed);
   const size_t seen_before = server_.authorizations().size();
   BinaryResult r = RunBinary({EvalrunBinary(), "--card", card, "--job", "keyed", "--out", dir_ + "/runs",
                               "--data-dir", DatasetsDir()},

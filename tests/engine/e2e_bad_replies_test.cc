@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "tests/support/e2e.h"
+#include "tests/support/test_card.h"
 
 namespace evalrun::testing {
 namespace {
@@ -105,15 +106,14 @@ class RawServer {
 
 class E2eBadReplies : public E2eTest {
  protected:
+  // test_card.h's bare card, named "bad", with one slot, no retries, short
+  // timeouts and `server_extra` added to its server.
   std::string Card(const RawServer& s, nlohmann::json server_extra) {
-    nlohmann::json card = {{"name", "bad"},
-                           {"server", {{"base_url", s.base_url()}, {"slots", 1}, {"retries", 0},
-                                       {"ready_timeout_s", 5}, {"request_timeout_base_s", 3}}},
-                           {"parts", {{"mmlupro", {{"questions", 2}, {"max_tokens", 8}}}}}};
+    nlohmann::json card = BareCard(s.base_url(), {{"mmlupro", {{"questions", 2}, {"max_tokens", 8}}}});
+    card["name"] = "bad";
+    card["server"].update({{"slots", 1}, {"retries", 0}, {"ready_timeout_s", 5}, {"request_timeout_base_s", 3}});
     for (auto& [k, v] : server_extra.items()) card["server"][k] = v;
-    const std::string path = dir_ + "/card.json";
-    WriteFile(path, card.dump());
-    return path;
+    return WriteCard(card);
   }
   void ExpectFailedBoth(const BinaryResult& r, const std::string& error_part) {
     EXPECT_FALSE(r.timed_out);

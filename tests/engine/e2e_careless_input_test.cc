@@ -15,6 +15,7 @@
 #include "tests/support/fake_engine.h"
 #include "tests/support/fake_http.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/test_card.h"
 
 namespace evalrun::testing {
 namespace {
@@ -28,12 +29,13 @@ class E2eCarelessInput : public E2eTest {};
 TEST_F(E2eCarelessInput, AFitCommandWithoutContextIsRefusedNamingTheKey) {
   const int port = FreeLoopbackPort();
   ASSERT_GT(port, 0);
-  const std::string card = dir_ + "/fit.json";
-  WriteFile(card, R"({"name": "fit", "model": {"name": "fake"},
-      "server": {"base_url": "http://127.0.0.1:)" + std::to_string(port) + R"(/v1",
-                 "command": [")" + FakeServerBinary() + R"(", "--port", "{port}", "-np", "{slots}"],
-                 "ready_timeout_s": 20},
-      "parts": {"fit": {"contexts": [4096, 8192]}}})");
+  nlohmann::json fit =
+      BareCard("http://127.0.0.1:" + std::to_string(port) + "/v1", {{"fit", {{"contexts", {4096, 8192}}}}});
+  fit["name"] = "fit";
+  fit["model"] = {{"name", "fake"}};
+  fit["server"]["command"] = {FakeServerBinary(), "--port", "{port}", "-np", "{slots}"};
+  fit["server"]["ready_timeout_s"] = 20;
+  const std::string card = WriteCardFile(dir_ + "/fit.json", fit);
   BinaryResult r = Run({"--card", card, "--job", "f"}, 60);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find(card + ": server.command: has no {context}, but the fit part starts the engine at each of "

@@ -16,25 +16,27 @@
 
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/test_card.h"
 
 namespace evalrun::testing {
 namespace {
 
 class E2eEndpoints : public E2eTest {
  protected:
-  std::string WriteCard(const std::vector<std::string>& base_urls, int questions, const std::string& extra_server = "",
-                        double ready_timeout_s = 20) {
-    std::string eps;
-    for (const auto& u : base_urls) eps += std::string(eps.empty() ? "" : ", ") + R"({"base_url": ")" + u + R"("})";
-    std::string card = R"({
-      "name": "e2e-endpoints", "model": {"name": "fake"},
-      "server": {"endpoints": [)" + eps + R"(], "slots": "auto", "ready_timeout_s": )" +
-                       std::to_string(ready_timeout_s) + R"(, "request_timeout_base_s": 30, "retries": 0)" +
-                       extra_server + R"(},
-      "parts": {"mmlupro": {"questions": )" + std::to_string(questions) + R"(, "max_tokens": 64}}})";
-    const std::string path = dir_ + "/card.json";
-    WriteFile(path, card);
-    return path;
+  // The fake server's card (test_card.h) with server.endpoints in place of
+  // server.base_url, "auto" slots and no retries.
+  std::string WriteCard(const std::vector<std::string>& base_urls, int questions,
+                        const nlohmann::json& extra_server = nlohmann::json::object(), double ready_timeout_s = 20) {
+    nlohmann::json card = TestCard("", {{"mmlupro", {{"questions", questions}, {"max_tokens", 64}}}});
+    card["name"] = "e2e-endpoints";
+    nlohmann::json& server = card["server"];
+    server.erase("base_url");
+    for (const auto& u : base_urls) server["endpoints"].push_back({{"base_url", u}});
+    server["slots"] = "auto";
+    server["ready_timeout_s"] = ready_timeout_s;
+    server["retries"] = 0;
+    server.update(extra_server);
+    return E2eTest::WriteCard(card);
   }
   static FakeReply Answer(int delay_ms) {
     FakeReply r;
@@ -115,7 +117,7 @@ TEST_F(E2eEndpoints, ServerGoneMidRunLeavesItsWorkToTheOther) {
     while (a_seen < 4) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     a.Stop();
   });
-  const std::string card = WriteCard({a.base_url(), b.base_url()}, 60, "", 2);
+  const std::string card = WriteCard({a.base_url(), b.base_url()}, 60, nlohmann::json::object(), 2);
   BinaryResult r = Run({"--card", card, "--job", "kill"});
   killer.join();
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -169,7 +171,7 @@ TEST_F(E2eEndpoints, DifferentBuildsOnPurposeRunAndRecordTheirEndpoint) {
   ASSERT_TRUE(b.Start());
   a.SetResponder([](const nlohmann::json&) { return Answer(10); });
   b.SetResponder([](const nlohmann::json&) { return Answer(10); });
-  const std::string card = WriteCard({a.base_url(), b.base_url()}, 20, R"(, "endpoints_differ": true)");
+  const std::string card = WriteCard({a.base_url(), b.base_url()}, 20, {{"endpoints_differ", true}});
   BinaryResult r = Run({"--card", card, "--job", "differ"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("build_info"), std::string::npos) << r.err;

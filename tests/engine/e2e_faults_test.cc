@@ -23,6 +23,7 @@
 #include "evals/base/sha256.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/test_card.h"
 
 namespace evalrun::testing {
 namespace {
@@ -127,24 +128,16 @@ struct Failure {
 
 class E2eFaults : public E2eTest {
  protected:
+  // The fake server's card (test_card.h) with `c`'s figures.
   std::string WriteFaultCard(const std::string& base_url, const CardOptions& c) {
-    nlohmann::json card = {
-        {"name", "faults"},
-        {"model", {{"name", "fake"}}},
-        {"server",
-         {{"base_url", base_url},
-          {"slots", c.slots},
-          {"ready_timeout_s", 20},
-          {"retries", c.retries},
-          {"request_timeout_base_s", c.request_timeout_base_s},
-          {"min_decode_tps", c.min_decode_tps}}},
-        {"sampling", {{"temperature", 0}, {"top_k", 1}, {"seed", 42}}},
-        {"thinking", false},
-        {"max_failed", c.max_failed},
-        {"parts", {{"mmlupro", {{"questions", c.questions}, {"max_tokens", 64}}}}}};
-    std::string path = dir_ + "/card.json";
-    WriteFile(path, card.dump(2));
-    return path;
+    nlohmann::json card = TestCard(base_url, {{"mmlupro", {{"questions", c.questions}, {"max_tokens", 64}}}});
+    card["name"] = "faults";
+    card["server"]["slots"] = c.slots;
+    card["server"]["retries"] = c.retries;
+    card["server"]["request_timeout_base_s"] = c.request_timeout_base_s;
+    card["server"]["min_decode_tps"] = c.min_decode_tps;
+    card["max_failed"] = c.max_failed;
+    return WriteCard(card);
   }
 
   std::string PartDir(const std::string& job) { return dir_ + "/runs/" + job + "/mmlupro"; }

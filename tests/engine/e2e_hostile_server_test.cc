@@ -123,6 +123,8 @@ TEST_F(E2eHostile, AFloodFromTheServerIsNotCopiedIntoTheRunFiles) {
 TEST_F(E2eHostile, DeepJsonInACardOrARunFileIsRefusedNotACrash) {
   StartProxy(PassThrough);
   const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  // The card's text is the point (a nlohmann::json that deep would crash
+  // this test as it did evalrun), so it is written as text.
   const std::string deep_card = dir_ + "/deep-card.json";
   WriteFile(deep_card, R"({"name": "deep", "model": {"name": )" + deep + "}}");
   BinaryResult card = Run({"--card", deep_card, "--job", "deepcard"});

@@ -18,6 +18,7 @@
 #include "evals/base/files.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/test_card.h"
 
 namespace evalrun::testing {
 namespace {
@@ -29,20 +30,15 @@ std::string PromptOf(const nlohmann::json& request) {
 
 class E2eParserRefusal : public E2eTest {
  protected:
+  // The fake server's card (test_card.h) with `server_extra` added to its server.
   std::string Card(const std::string& base_url, int questions, int retries, const nlohmann::json& server_extra = {},
                    int slots = 2) {
-    nlohmann::json server = {{"base_url", base_url}, {"slots", slots},      {"ready_timeout_s", 20},
-                             {"retries", retries},   {"request_timeout_base_s", 30}};
-    for (const auto& [k, v] : server_extra.items()) server[k] = v;
-    nlohmann::json card = {{"name", "parser"},
-                           {"model", {{"name", "fake"}}},
-                           {"server", server},
-                           {"sampling", {{"temperature", 0}, {"top_k", 1}, {"seed", 42}}},
-                           {"thinking", false},
-                           {"parts", {{"mmlupro", {{"questions", questions}, {"max_tokens", 64}}}}}};
-    const std::string path = dir_ + "/card.json";
-    WriteFile(path, card.dump(2));
-    return path;
+    nlohmann::json card = TestCard(base_url, {{"mmlupro", {{"questions", questions}, {"max_tokens", 64}}}});
+    card["name"] = "parser";
+    card["server"]["slots"] = slots;
+    card["server"]["retries"] = retries;
+    for (const auto& [k, v] : server_extra.items()) card["server"][k] = v;
+    return WriteCard(card);
   }
 
   // Every other question (by the order the server first sees them) gets

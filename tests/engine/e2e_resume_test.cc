@@ -17,6 +17,7 @@
 #include "evals/base/sha256.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/jsonl_file.h"
 
 namespace evalrun::testing {
 namespace {
@@ -94,10 +95,8 @@ nlohmann::json TearLastLine(const std::string& path, std::string* kept) {
 
 std::set<std::string> Shas(const std::string& lines) {
   std::set<std::string> shas;
-  EXPECT_TRUE(ParseJsonl(lines, "lines", [&](int, const nlohmann::json& line) {
-                shas.insert(line["prompt_sha256"].get<std::string>());
-                return Status::Ok();
-              }).ok());
+  for (const nlohmann::json& line : ParseJsonLines(lines, "lines"))
+    shas.insert(line.at("prompt_sha256").get<std::string>());
   return shas;
 }
 

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
+
 namespace evalrun {
 namespace {
 
@@ -110,8 +112,8 @@ TEST(ParseListeningInodesTest, OnlyListenRowsOnThePort) {
 // (it ended between the listing and the read) is NotFound, not an error.
 TEST(RealProcSourceTest, PlantedTreeAndVanishedProcess) {
   namespace fs = std::filesystem;
-  fs::path root = fs::temp_directory_path() / ("evalrun_proc_" + std::to_string(getpid()));
-  fs::remove_all(root);
+  const testing::TempDir tmp("evalrun_proc");
+  const fs::path root = tmp.path();
   fs::create_directories(root / "42");
   fs::create_directories(root / "43");  // vanished: no stat inside
   fs::create_directories(root / "self");
@@ -151,7 +153,6 @@ TEST(RealProcSourceTest, PlantedTreeAndVanishedProcess) {
   Status st = proc.ListeningPids(8080, &listeners);
   EXPECT_EQ(st.code(), Status::Code::kIoError);
   EXPECT_EQ(st.message(), root.string() + "/net/tcp: cannot read");
-  fs::remove_all(root);
 }
 
 TEST(RealProcSourceTest, ReadsItsOwnProcess) {

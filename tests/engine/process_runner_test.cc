@@ -18,6 +18,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/temp_dir.h"
+
 namespace evalrun {
 namespace {
 
@@ -218,12 +220,12 @@ TEST(ProcessRunnerTest, ProgramsThatCannotRunAreNotFound) {
 }
 
 TEST(ProcessRunnerTest, StartReturnsAHandleToALongLivedGroup) {
-  char dir[] = "/tmp/evalrun-proc-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
+  const testing::TempDir dir("evalrun-proc");
+  ASSERT_FALSE(dir.path().empty());
   ProcessSpec spec = Sh("echo started; sleep 30 & sleep 30");
   spec.stdout_to = OutputTo::kAppendToFile;
   spec.stderr_to = OutputTo::kAppendToFile;
-  spec.output_path = std::string(dir) + "/log";
+  spec.output_path = dir.path() + "/log";
   std::unique_ptr<ProcessHandle> h;
   ASSERT_TRUE(RealProcessRunner::Default()->Start(spec, &h).ok());
   const pid_t pid = h->pid();
@@ -244,8 +246,6 @@ TEST(ProcessRunnerTest, StartReturnsAHandleToALongLivedGroup) {
   EXPECT_EQ(e.signal, SIGTERM);
   for (int i = 0; i < 500 && h->GroupAlive(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_FALSE(h->GroupAlive());  // the background sleep got SIGTERM too
-  unlink(spec.output_path.c_str());
-  rmdir(dir);
 
   // Dropping a handle kills its group.
   ProcessSpec quiet = Sh("sleep 30");

@@ -6,7 +6,6 @@
 #include "scorers/punkt.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -18,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/jsonl_file.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/test_paths.h"
 
 namespace evalrun {
@@ -66,15 +67,8 @@ struct Reference {
 
 std::vector<Reference> LoadReferences() {
   std::vector<Reference> refs;
-  const std::string path = ModelDir() + "/reference_splits.jsonl";
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << "missing " << path;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const nlohmann::json j = nlohmann::json::parse(line);
+  for (const nlohmann::json& j : testing::ReadJsonLines(ModelDir() + "/reference_splits.jsonl"))
     refs.push_back({j.at("text").get<std::string>(), j.at("sentences").get<Sentences>()});
-  }
   return refs;
 }
 
@@ -214,23 +208,18 @@ TEST_F(PunktTest, ConcurrentSplitsAgree) {
 class PunktLoadTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    static int counter = 0;
-    dir_ = std::filesystem::temp_directory_path() /
-           ("punkt_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::create_directories(dir_);
     Write("abbrev_types.txt", "mr\ne.g\n");
     Write("collocations.tab", "##number##\tbusiness\n");
     Write("sent_starters.txt", "however\n");
     Write("ortho_context.tab", "however\t2\nsmith\t14\n");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   void Write(const std::string& name, const std::string& content) {
     std::ofstream(dir_ / name, std::ios::binary) << content;
   }
   Status Load(std::unique_ptr<PunktModel>* out) { return PunktModel::Load(dir_.string(), out); }
 
-  std::filesystem::path dir_;
+  testing::TempDir tmp_{"punkt_test"};
+  std::filesystem::path dir_ = tmp_.path();
 };
 
 TEST_F(PunktLoadTest, SmallModelLoadsAndSplits) {

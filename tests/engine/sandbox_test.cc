@@ -24,6 +24,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/temp_dir.h"
+
 namespace evalrun {
 namespace {
 
@@ -166,10 +168,11 @@ TEST_P(SandboxLevelCase, NetworkIsBlockedWhereTheLevelPromisesIt) {
 }
 
 TEST_P(SandboxLevelCase, WritesOutsideItsTmpfsFailWhereTheLevelPromisesIt) {
-  char dir[] = "/var/tmp/evalrun-sandbox-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  chmod(dir, 0777);  // writable by anyone: only the sandbox stops the write
-  const std::string target = std::string(dir) + "/escaped";
+  // Outside /tmp, which the isolating levels cover with a tmpfs of their own.
+  const testing::TempDir dir("evalrun-sandbox", "/var/tmp");
+  ASSERT_FALSE(dir.path().empty());
+  chmod(dir.path().c_str(), 0777);  // writable by anyone: only the sandbox stops the write
+  const std::string target = dir.path() + "/escaped";
   const std::string inside = "/tmp/" + Marker() + "_inside";
   SandboxResult r = MustRun(
       "import errno\n"
@@ -191,9 +194,7 @@ TEST_P(SandboxLevelCase, WritesOutsideItsTmpfsFailWhereTheLevelPromisesIt) {
     EXPECT_EQ(r.process.stdout_text, "wrote " + target + "\nwrote " + inside + "\n");
     EXPECT_EQ(access(target.c_str(), F_OK), 0);
   }
-  unlink(target.c_str());
   unlink(inside.c_str());
-  rmdir(dir);
 }
 
 TEST_P(SandboxLevelCase, ForkBombIsContainedAndKilled) {
@@ -303,10 +304,11 @@ TEST_P(SandboxLevelCase, ASandboxThatDoesNotStartIsAnErrorNotAResult) {
     EXPECT_NE(box_->level(), "namespaces");
     return;
   }
-  char dir[] = "/var/tmp/evalrun-sandbox-py-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  chmod(dir, 0755);
-  const std::string wrapper = std::string(dir) + "/python3";
+  // Outside /tmp, which the isolating levels cover with a tmpfs of their own.
+  const testing::TempDir dir("evalrun-sandbox-py", "/var/tmp");
+  ASSERT_FALSE(dir.path().empty());
+  chmod(dir.path().c_str(), 0755);
+  const std::string wrapper = dir.path() + "/python3";
   {
     std::ofstream w(wrapper);
     w << "#!/bin/sh\nexec /usr/bin/python3 \"$@\"\n";
@@ -315,8 +317,8 @@ TEST_P(SandboxLevelCase, ASandboxThatDoesNotStartIsAnErrorNotAResult) {
   SandboxOptions o = TestOptions();
   o.interpreter = wrapper;
   Make(o);
-  unlink(wrapper.c_str());
-  rmdir(dir);
+  unlink(wrapper.c_str());  // the interpreter goes, its folder too
+  rmdir(dir.path().c_str());
   SandboxResult r;
   Status st = box_->Run("print(1)\n", "", &r);
   EXPECT_FALSE(st.ok());

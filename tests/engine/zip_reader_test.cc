@@ -1,15 +1,14 @@
 #include "datasets/zip_reader.h"
 
-#include <stdlib.h>
 #include <zip.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "evals/base/sha256.h"
 #include "gtest/gtest.h"
+#include "tests/support/run_binary.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/test_paths.h"
 
 namespace evalrun {
@@ -71,17 +70,6 @@ TEST(ZipReaderTest, MissingMemberIsNamed) {
 // A temporary directory, deleted with everything in it at the end of the test.
 class ZipReaderTempTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "zip_reader_test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-
   // Writes a zip holding `name` -> `text`, stored uncompressed (so that the
   // bytes can be found and damaged), optionally ZipCrypto-encrypted.
   std::string WriteZip(const std::string& file, const std::string& name, const std::string& text,
@@ -102,18 +90,8 @@ class ZipReaderTempTest : public ::testing::Test {
     return path;
   }
 
-  std::string ReadFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-  void WriteFile(const std::string& path, const std::string& bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << bytes;
-  }
-
-  std::filesystem::path dir_;
+  testing::TempDir tmp_{"zip_reader_test"};
+  std::filesystem::path dir_ = tmp_.path();
 };
 
 TEST_F(ZipReaderTempTest, PlainMemberReadsWithOrWithoutPassword) {
@@ -144,17 +122,17 @@ TEST_F(ZipReaderTempTest, ZipCryptoRoundTrip) {
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(contents, text);
   // The plain text must not be in the archive.
-  EXPECT_EQ(ReadFile(path).find("made-up secret"), std::string::npos);
+  EXPECT_EQ(testing::ReadFile(path).find("made-up secret"), std::string::npos);
 }
 
 TEST_F(ZipReaderTempTest, CrcErrorNamesZipAndMember) {
   const std::string text = "made-up payload whose bytes we will damage on disk";
   std::string path = WriteZip("damaged.zip", "payload.txt", text, nullptr);
-  std::string bytes = ReadFile(path);
+  std::string bytes = testing::ReadFile(path);
   size_t at = bytes.find("payload whose");
   ASSERT_NE(at, std::string::npos);
   bytes[at] = 'P';  // same length, different CRC-32
-  WriteFile(path, bytes);
+  testing::WriteFile(path, bytes);
 
   std::string contents;
   Status st = ReadZipMember(path, "payload.txt", "", &contents);
@@ -172,7 +150,7 @@ TEST_F(ZipReaderTempTest, MissingFileIsNotFound) {
 
 TEST_F(ZipReaderTempTest, NotAZipIsInvalidInput) {
   std::string path = (dir_ / "not-a.zip").string();
-  WriteFile(path, "this is a text file, not a zip archive, and it is long enough to matter\n");
+  testing::WriteFile(path, "this is a text file, not a zip archive, and it is long enough to matter\n");
   std::string contents;
   Status st = ReadZipMember(path, "x.txt", "", &contents);
   EXPECT_EQ(st.code(), Status::Code::kInvalidInput);

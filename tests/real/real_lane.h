@@ -56,9 +56,7 @@ class RealLaneTest : public E2eTest {
     return {{"base_url", s->base_url()}, {"slots", slots}};
   }
   std::string WriteCardJson(const nlohmann::json& card, const std::string& name = "card.json") {
-    const std::string path = dir_ + "/" + name;
-    WriteFile(path, card.dump(2));
-    return path;
+    return WriteCardFile(dir_ + "/" + name, card);
   }
   std::string JobDir(const std::string& job) const { return dir_ + "/runs/" + job; }
 

@@ -1,17 +1,21 @@
 // Shared pieces of the end-to-end tests: a temp folder, a card pointing at
-// the fake server, running the real evalrun binary, reading what it wrote.
+// the fake server (test_card.h), running the real evalrun binary, reading
+// what it wrote (jsonl_file.h).
 #ifndef EVALRUN_TESTS_SUPPORT_E2E_H_
 #define EVALRUN_TESTS_SUPPORT_E2E_H_
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "evals/base/jsonl.h"
+#include "tests/support/jsonl_file.h"
 #include "tests/support/run_binary.h"
+#include "tests/support/test_card.h"
 #include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
@@ -21,21 +25,22 @@ class E2eTest : public ::testing::Test {
   void SetUp() override { dir_ = MakeTempDir(); }
   void TearDown() override { RemoveTree(dir_); }
 
-  // A card with the given server and `parts` object (JSON text).
+  // The fake server's card (test_card.h) at <tmp>/card.json, with JSON text
+  // spliced in: `slots` is the value of server.slots and any further server
+  // members ("2", "\"auto\"", "1, \"retries\": 0"), `parts` the parts
+  // object, `extra_top` further top-level members, each ending in a comma
+  // ("\"max_failed\": 0,"). Text that is not JSON fails the test.
   std::string WriteCard(const std::string& base_url, const std::string& slots, const std::string& parts,
                         const std::string& extra_top = "") {
-    std::string card = R"({
-      "name": "e2e",
-      "model": {"name": "fake"},
-      "server": {"base_url": ")" + base_url + R"(", "slots": )" + slots + R"(, "ready_timeout_s": 20,
-                 "request_timeout_base_s": 30},
-      "sampling": {"temperature": 0, "top_k": 1, "seed": 42},
-      "thinking": false,)" + extra_top + R"(
-      "parts": )" + parts + "}";
-    std::string path = dir_ + "/card.json";
-    WriteFile(path, card);
-    return path;
+    nlohmann::json card = TestCard(base_url, JsonText(parts));
+    card["server"].update(JsonText("{\"slots\": " + slots + "}"));
+    std::string top = extra_top;
+    while (!top.empty() && (top.back() == ',' || std::isspace(static_cast<unsigned char>(top.back())))) top.pop_back();
+    card.update(JsonText("{" + top + "}"));
+    return WriteCard(card);
   }
+  // `card` at <tmp>/card.json.
+  std::string WriteCard(const nlohmann::json& card) { return WriteCardFile(dir_ + "/card.json", card); }
 
   // evalrun with --out <tmp>/runs --data-dir <shared datasets> and `args`.
   BinaryResult Run(const std::vector<std::string>& args, double timeout_s = 120) {
@@ -51,13 +56,11 @@ class E2eTest : public ::testing::Test {
     return RunBinary(argv, timeout_s);
   }
 
+  // The lines of a JSON Lines file (jsonl_file.h: a line that is not JSON
+  // fails the test); a file not there (yet) has none.
   std::vector<nlohmann::json> Lines(const std::string& path) {
-    std::vector<nlohmann::json> v;
-    EXPECT_TRUE(ParseJsonl(ReadFile(path), path, [&](int, const nlohmann::json& j) {
-      v.push_back(j);
-      return Status::Ok();
-    }).ok());
-    return v;
+    if (!std::filesystem::exists(path)) return {};
+    return ReadJsonLines(path);
   }
   std::vector<nlohmann::json> Samples(const std::string& job, const std::string& part) {
     return Lines(dir_ + "/runs/" + job + "/" + part + "/samples.jsonl");
@@ -67,6 +70,13 @@ class E2eTest : public ::testing::Test {
   }
 
   std::string dir_;
+
+ private:
+  static nlohmann::json JsonText(const std::string& text) {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded()) ADD_FAILURE() << "not JSON: " << text;
+    return j.is_discarded() ? nlohmann::json::object() : j;
+  }
 };
 
 }  // namespace evalrun::testing

@@ -1,7 +1,9 @@
 #include "tests/support/lcb_fixtures.h"
 
+#include <stdexcept>
+
 #include "evals/benchmarks/livecodebench/lcb_rows.h"
-#include "tests/support/run_binary.h"
+#include "tests/support/jsonl_file.h"
 
 namespace evalrun::testing {
 
@@ -24,11 +26,9 @@ Status LcbFixtureProblems(std::map<std::string, LcbTestCases>* out) {
 }
 
 std::vector<nlohmann::json> LcbFixtureAnswers(const std::string& file) {
-  std::vector<nlohmann::json> out;
-  const std::string text = ReadFile(LcbFixtureDir() + file);
-  for (size_t pos = 0, nl; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1)
-    out.push_back(nlohmann::json::parse(text.substr(pos, nl - pos)));
-  return out;
+  const JsonLines answers = LoadJsonLines(LcbFixtureDir() + file);
+  if (!answers.error.empty()) throw std::runtime_error(answers.error);
+  return answers.values();
 }
 
 }  // namespace evalrun::testing

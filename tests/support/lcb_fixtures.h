@@ -19,7 +19,8 @@ namespace evalrun::testing {
 std::string LcbFixtureDir();
 // question_id -> its tests, from test.jsonl and test2.jsonl.
 Status LcbFixtureProblems(std::map<std::string, LcbTestCases>* out);
-// The lines of an answers file of the folder ("answers.jsonl").
+// The lines of an answers file of the folder ("answers.jsonl"); throws
+// std::runtime_error naming the file and line when one is not JSON.
 std::vector<nlohmann::json> LcbFixtureAnswers(const std::string& file);
 
 }  // namespace evalrun::testing

@@ -1,12 +1,21 @@
 #include "tests/support/temp_dir.h"
 
+#include <stdlib.h>
+
 #include <filesystem>
 
 #include "tests/support/run_binary.h"
 
 namespace evalrun::testing {
 
-TempDir::TempDir(const std::string& prefix) : path_(MakeTempDir(prefix)) {}
+TempDir::TempDir(const std::string& prefix, const std::string& parent) {
+  if (parent.empty()) {
+    path_ = MakeTempDir(prefix);
+    return;
+  }
+  std::string pattern = parent + "/" + prefix + "-XXXXXX";
+  if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+}
 
 TempDir::~TempDir() { RemoveTree(path_); }
 

@@ -14,12 +14,12 @@
 
 namespace evalrun::testing {
 
-// A fresh folder under the system temp folder, named <prefix>-XXXXXX;
-// removed with everything in it when the object goes. path() is "" when it
-// could not be made.
+// A fresh folder (mode 0700) under `parent`, or the system temp folder when
+// `parent` is "", named <prefix>-XXXXXX; removed with everything in it when
+// the object goes. path() is "" when it could not be made.
 class TempDir {
  public:
-  explicit TempDir(const std::string& prefix = "evalrun-test");
+  explicit TempDir(const std::string& prefix = "evalrun-test", const std::string& parent = "");
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;

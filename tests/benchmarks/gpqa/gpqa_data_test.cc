@@ -4,7 +4,6 @@
 // time; the prompt tests use a made-up question.
 #include "evals/benchmarks/gpqa/gpqa_data.h"
 
-#include <stdlib.h>
 #include <zip.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 
 #include "evals/base/sha256.h"
 #include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/test_paths.h"
 
 namespace evalrun {
@@ -169,16 +169,6 @@ TEST(GpqaDataTest, LoadErrors) {
 // Made-up CSVs in a made-up zip, in a temporary directory removed afterwards.
 class GpqaSyntheticTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "gpqa_data_test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
   Status Load(const std::string& csv, std::vector<GpqaQuestion>* out) {
     zip_path_ = (dir_ / "made_up.zip").string();
     int error = 0;
@@ -190,7 +180,8 @@ class GpqaSyntheticTest : public ::testing::Test {
     EXPECT_EQ(zip_close(archive), 0);
     return LoadGpqa(zip_path_, "d/made_up.csv", "pw", out);
   }
-  std::filesystem::path dir_;
+  testing::TempDir tmp_{"gpqa_data_test"};
+  std::filesystem::path dir_ = tmp_.path();
   std::string zip_path_;
 };
 

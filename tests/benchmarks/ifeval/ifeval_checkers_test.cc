@@ -24,6 +24,7 @@
 #include "scorers/ifeval/ifeval_text_util.h"
 #include "scorers/ifeval/langdetect.h"
 #include "scorers/punkt.h"
+#include "tests/support/jsonl_file.h"
 #include "tests/support/test_paths.h"
 
 namespace evalrun {
@@ -342,33 +343,15 @@ TEST(IfevalEvalTest, AccuracyMatchesPrintReport) {
 }
 
 TEST(IfevalEvalTest, EveryPromptOfTheDatasetCompiles) {
-  std::string text;
-  {
-    const std::string path = testing::DatasetsDir() + "/ifeval/input_data.jsonl";
-    FILE* f = std::fopen(path.c_str(), "rb");
-    ASSERT_NE(f, nullptr) << "missing " << path;
-    char buf[65536];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) text.append(buf, n);
-    std::fclose(f);
-  }
   int rows = 0, instructions = 0;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    if (end > start) {
-      IfevalPromptSpec spec;
-      ASSERT_TRUE(ParseIfevalPromptSpec(nlohmann::json::parse(text.substr(start, end - start)),
-                                        "input_data.jsonl", &spec)
-                      .ok());
-      std::unique_ptr<const IfevalPrompt> p;
-      const Status st = IfevalPrompt::Compile(spec, &p);
-      EXPECT_TRUE(st.ok()) << st.ToString();
-      ++rows;
-      instructions += static_cast<int>(spec.instruction_ids.size());
-    }
-    start = end + 1;
+  for (const nlohmann::json& row : testing::ReadJsonLines(testing::DatasetsDir() + "/ifeval/input_data.jsonl")) {
+    IfevalPromptSpec spec;
+    ASSERT_TRUE(ParseIfevalPromptSpec(row, "input_data.jsonl", &spec).ok());
+    std::unique_ptr<const IfevalPrompt> p;
+    const Status st = IfevalPrompt::Compile(spec, &p);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    ++rows;
+    instructions += static_cast<int>(spec.instruction_ids.size());
   }
   EXPECT_EQ(rows, 541);
   EXPECT_EQ(instructions, 834);

@@ -20,7 +20,6 @@
 // scoring time (no timing assertion).
 #include <chrono>
 #include <cstdint>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -33,6 +32,7 @@
 #include "scorers/ifeval/ifeval_eval.h"
 #include "scorers/ifeval/langdetect.h"
 #include "scorers/punkt.h"
+#include "tests/support/jsonl_file.h"
 #include "tests/support/test_paths.h"
 
 #ifndef EVALRUN_SOURCE_DIR
@@ -44,25 +44,6 @@ namespace {
 
 std::string FixtureDir() { return std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/ifeval"; }
 
-// Reads a JSONL file; a missing or broken file fails the calling test.
-std::vector<nlohmann::json> ReadJsonlFile(const std::string& path) {
-  std::vector<nlohmann::json> rows;
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open " << path;
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    if (line.empty()) continue;
-    try {
-      rows.push_back(nlohmann::json::parse(line));
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << path << ":" << n << ": " << e.what();
-    }
-  }
-  return rows;
-}
-
 struct OfficialVerdict {
   std::vector<std::string> ids;
   std::vector<bool> strict;
@@ -71,7 +52,7 @@ struct OfficialVerdict {
 
 std::map<int64_t, OfficialVerdict> ReadOfficialVerdicts() {
   std::map<int64_t, OfficialVerdict> out;
-  for (const nlohmann::json& j : ReadJsonlFile(FixtureDir() + "/official_verdicts.jsonl")) {
+  for (const nlohmann::json& j : testing::ReadJsonLines(FixtureDir() + "/official_verdicts.jsonl")) {
     OfficialVerdict v;
     v.ids = j.at("instruction_id_list").get<std::vector<std::string>>();
     v.strict = j.at("strict").get<std::vector<bool>>();
@@ -188,7 +169,7 @@ TEST(IfevalParity, OfficialGpt4ResponsesMatchEveryVerdict) {
 
   // evaluation_lib.read_prompt_to_response_dict: prompt -> response.
   std::map<std::string, std::string> responses;
-  const std::vector<nlohmann::json> resp_rows = ReadJsonlFile(FixtureDir() + "/gpt4_responses.jsonl");
+  const std::vector<nlohmann::json> resp_rows = testing::ReadJsonLines(FixtureDir() + "/gpt4_responses.jsonl");
   ASSERT_EQ(resp_rows.size(), 541u);
   for (const nlohmann::json& j : resp_rows) {
     responses[j.at("prompt").get<std::string>()] = j.at("response").get<std::string>();
@@ -196,7 +177,7 @@ TEST(IfevalParity, OfficialGpt4ResponsesMatchEveryVerdict) {
   ASSERT_EQ(responses.size(), 541u);
 
   const std::string input = testing::DatasetsDir() + "/ifeval/input_data.jsonl";
-  const std::vector<nlohmann::json> input_rows = ReadJsonlFile(input);
+  const std::vector<nlohmann::json> input_rows = testing::ReadJsonLines(input);
   ASSERT_EQ(input_rows.size(), 541u) << input;
   std::vector<Scored> rows;
   for (size_t i = 0; i < input_rows.size(); ++i) {
@@ -228,7 +209,7 @@ TEST(IfevalParity, AdversarialRowsMatchEveryVerdict) {
   const std::map<int64_t, OfficialVerdict> official = ReadOfficialVerdicts();
 
   const std::string path = FixtureDir() + "/adversarial_rows.jsonl";
-  const std::vector<nlohmann::json> adv = ReadJsonlFile(path);
+  const std::vector<nlohmann::json> adv = testing::ReadJsonLines(path);
   ASSERT_EQ(adv.size(), 71u);
   std::vector<Scored> rows;
   for (size_t i = 0; i < adv.size(); ++i) {

@@ -3,8 +3,6 @@
 // printed by Python as repr(p.prob) for detect_langs(text).
 #include "scorers/ifeval/langdetect.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +16,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/jsonl_file.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/test_paths.h"
 
 namespace evalrun {
@@ -78,15 +78,12 @@ TEST_F(LangDetectTest, LoadsTheFiftyFiveProfilesInReferenceOrder) {
 // Every text of reference_detections.jsonl: the language (or the error)
 // exactly, the probabilities to the file's 6 decimals.
 TEST_F(LangDetectTest, MatchesEveryReferenceDetection) {
-  const std::string path = LangdetectDir() + "/reference_detections.jsonl";
-  std::ifstream in(path);
-  ASSERT_TRUE(in) << "cannot open " << path;
-  std::string line;
+  const std::vector<nlohmann::json> reference =
+      testing::ReadJsonLines(LangdetectDir() + "/reference_detections.jsonl");
   int rows = 0;
   int mismatches = 0;
-  while (std::getline(in, line)) {
+  for (const nlohmann::json& row : reference) {
     const int index = rows++;
-    nlohmann::json row = nlohmann::json::parse(line);
     const std::string text = row.at("text").get<std::string>();
     Probs got;
     std::string error;
@@ -262,15 +259,10 @@ TEST_F(LangDetectTest, LongAnswer) {
 class LangDetectLoadTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("langdetect_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_ / "profiles");
     std::filesystem::copy_file(LangdetectDir() + "/messages.properties",
                                dir_ / "messages.properties");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   void Write(const std::string& rel, const std::string& content) {
     std::ofstream(dir_ / rel) << content;
   }
@@ -280,7 +272,8 @@ class LangDetectLoadTest : public ::testing::Test {
     EXPECT_EQ(out == nullptr, !s.ok());
     return s;
   }
-  std::filesystem::path dir_;
+  testing::TempDir tmp_{"langdetect_test"};
+  std::filesystem::path dir_ = tmp_.path();
 };
 
 TEST_F(LangDetectLoadTest, MissingDirectoryIsNotFound) {

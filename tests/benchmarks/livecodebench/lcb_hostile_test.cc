@@ -22,6 +22,7 @@
 #include "scorers/livecodebench/lcb_grade.h"
 #include "scorers/livecodebench/lcb_sandbox_runner.h"
 #include "tests/support/lcb_fixtures.h"
+#include "tests/support/temp_dir.h"
 
 namespace evalrun {
 namespace {
@@ -111,21 +112,23 @@ class LcbHostile : public ::testing::TestWithParam<SandboxLevel> {
     ASSERT_TRUE(MakeSandbox(o, RealProcessRunner::Default(), &box_, &probe).ok()) << probe.Notes();
     if (box_->level() != SandboxLevelName(GetParam()))
       GTEST_SKIP() << SandboxLevelName(GetParam()) << " cannot be made here:\n" << probe.Notes();
-    const std::string base = ::testing::TempDir() + "evalrun-hostile-" + std::to_string(getpid()) + "-" + box_->level();
+    // The host's /tmp itself, not a folder of the test's: the path is the point.
     t_.host_tmp_file = "/tmp/evalrun-hostile-" + std::to_string(getpid()) + "-" + box_->level();
-    t_.closed_dir = base + "-closed";
-    t_.secret_file = base + "-open/key";
+    chmod(dir_.path().c_str(), 0755);  // any uid may look in
+    t_.closed_dir = dir_.path() + "/closed";
+    t_.secret_file = dir_.path() + "/open/key";
     mkdir(t_.closed_dir.c_str(), 0755);
-    mkdir((base + "-open").c_str(), 0755);
+    mkdir((dir_.path() + "/open").c_str(), 0755);
     std::ofstream(t_.secret_file) << kSecret << "\n";
     chmod(t_.secret_file.c_str(), 0644);
     setenv("EVALRUN_API_KEY", kSecret.c_str(), 1);
   }
   void TearDown() override {
     unsetenv("EVALRUN_API_KEY");
-    for (const std::string& p : {t_.host_tmp_file, t_.closed_dir + "/pwned", t_.secret_file}) unlink(p.c_str());
+    unlink(t_.host_tmp_file.c_str());
   }
 
+  testing::TempDir dir_{"evalrun-hostile"};
   std::unique_ptr<CodeSandbox> box_;
   Targets t_;
 };
@@ -171,14 +174,14 @@ TEST(LcbHostileNamespaces, TheNamespaceLevelShowsNoHostFiles) {
   SandboxProbe probe;
   ASSERT_TRUE(MakeSandbox(LcbSandboxOptions("/usr/bin/python3", false), RealProcessRunner::Default(), &box, &probe).ok());
   if (box->level() != "namespaces") GTEST_SKIP() << "no namespace level on this machine:\n" << probe.Notes();
-  const std::string secret_dir = ::testing::TempDir() + "evalrun-hostile-ns-" + std::to_string(getpid());
-  mkdir(secret_dir.c_str(), 0755);
+  const testing::TempDir secret("evalrun-hostile-ns");
+  chmod(secret.path().c_str(), 0755);
+  const std::string& secret_dir = secret.path();
   SandboxResult r;
   ASSERT_TRUE(box->Run("import os\nfor p in ('/home', '/root', '/run', '/var', '/etc/passwd', '" +
                            std::string(EVALRUN_SOURCE_DIR) + "', '" + secret_dir + "'):\n    print(p, os.path.exists(p))\n",
                        "", &r)
                   .ok());
-  rmdir(secret_dir.c_str());
   EXPECT_EQ(r.process.stdout_text.find("True"), std::string::npos) << r.process.stdout_text << r.process.stderr_text;
   EXPECT_NE(r.process.stdout_text.find("/root False"), std::string::npos) << r.process.stdout_text;
 }

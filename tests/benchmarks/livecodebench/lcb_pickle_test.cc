@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/support/run_binary.h"
+#include "tests/support/jsonl_file.h"
 
 namespace evalrun {
 namespace {
@@ -96,10 +96,12 @@ TEST(LcbPickleTest, ZlibRefusesCorruptTruncatedAndOversizedStreams) {
 }
 
 TEST(LcbPickleTest, DecodesTheFixtureRowsCompressedPrivateTests) {
-  std::string text = testing::ReadFile(std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/test.jsonl");
-  nlohmann::json row = nlohmann::json::parse(text.substr(0, text.find('\n')));
+  const std::vector<nlohmann::json> rows =
+      testing::ReadJsonLines(std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/test.jsonl");
+  ASSERT_FALSE(rows.empty());
+  const nlohmann::json& row = rows[0];
   std::string json_text;
-  Status st = DecodeLcbPrivateTests(row["private_test_cases"].get<std::string>(), &json_text);
+  Status st = DecodeLcbPrivateTests(row.at("private_test_cases").get<std::string>(), &json_text);
   ASSERT_TRUE(st.ok()) << st.ToString();
   nlohmann::json tests = nlohmann::json::parse(json_text);
   ASSERT_EQ(tests.size(), 2u);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/jsonl_file.h"
 #include "tests/support/run_binary.h"
 
 namespace evalrun {
@@ -16,23 +17,18 @@ namespace {
 
 const std::string kDir = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/";
 
-nlohmann::json Row(const std::string& file, int index) {
-  std::string text = testing::ReadFile(kDir + file);
-  size_t pos = 0;
-  for (int i = 0; i < index; ++i) pos = text.find('\n', pos) + 1;
-  return nlohmann::json::parse(text.substr(pos, text.find('\n', pos) - pos));
-}
-
 TEST(LcbPromptTest, BothFormsAsTheOfficial) {
   nlohmann::json official = nlohmann::json::parse(testing::ReadFile(kDir + "official_prompts.json"));
+  const std::vector<nlohmann::json> rows = testing::ReadJsonLines(kDir + "test.jsonl");
+  ASSERT_GE(rows.size(), 3u);
   for (int index : {0, 2}) {  // abc900_a (stdin form), 3900 (LeetCode form)
-    nlohmann::json row = Row("test.jsonl", index);
-    const nlohmann::json& msgs = official[row["question_id"].get<std::string>()];
+    const nlohmann::json& row = rows[index];
+    const nlohmann::json& msgs = official[row.at("question_id").get<std::string>()];
     ASSERT_EQ(msgs.size(), 2u);
     EXPECT_EQ(msgs[0]["role"], "system");
     EXPECT_EQ(msgs[0]["content"].get<std::string>(), LcbSystemMessage());
     EXPECT_EQ(msgs[1]["content"].get<std::string>(),
-              LcbUserPrompt(row["question_content"].get<std::string>(), row["starter_code"].get<std::string>()));
+              LcbUserPrompt(row.at("question_content").get<std::string>(), row.at("starter_code").get<std::string>()));
   }
 }
 

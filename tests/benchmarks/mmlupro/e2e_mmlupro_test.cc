@@ -7,6 +7,7 @@
 
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/test_card.h"
 
 namespace evalrun::testing {
 namespace {
@@ -123,9 +124,9 @@ TEST_F(E2eMmluPro, UnreachableServerExits2WithHowToStartOne) {
 }
 
 TEST_F(E2eMmluPro, BadCardExits1NamingTheField) {
-  std::string path = dir_ + "/bad.json";
-  WriteFile(path, R"({"name": "x", "server": {"base_url": "http://127.0.0.1:1/v1"},
-                      "parts": {"mmlupro": {"max_tokens": "1k"}}})");
+  nlohmann::json card = BareCard("http://127.0.0.1:1/v1", {{"mmlupro", {{"max_tokens", "1k"}}}});
+  card["name"] = "x";
+  const std::string path = WriteCardFile(dir_ + "/bad.json", card);
   BinaryResult r = Run({"--card", path, "--data-dir", DatasetsDir(), "--out", dir_ + "/runs"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("parts.mmlupro.max_tokens: expected an integer, got \"1k\""), std::string::npos) << r.err;

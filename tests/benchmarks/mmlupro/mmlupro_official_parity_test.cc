@@ -19,7 +19,6 @@
 //       .*[aA]nswer: -> last [A-J] character ([A-J](?=[^A-J]*$)).
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -28,6 +27,7 @@
 
 #include "scorers/choice_extract.h"
 #include "scorers/mmlupro/mmlupro_extract.h"
+#include "tests/support/jsonl_file.h"
 
 #ifndef EVALRUN_SOURCE_DIR
 #define EVALRUN_SOURCE_DIR "/work/main"
@@ -53,19 +53,15 @@ const std::vector<Record>& Records(std::string* error) {
   static std::string load_error;
   static const std::vector<Record> records = [] {
     std::vector<Record> out;
-    const std::string path = FixturePath();
-    std::ifstream in(path);
-    if (!in) {
-      load_error = path + ": cannot open (the fixture is part of the source tree)";
+    const testing::JsonLines file = testing::LoadJsonLines(FixturePath());
+    if (!file.error.empty()) {
+      load_error = file.error + " (the fixture is part of the source tree)";
       return out;
     }
-    std::string line;
-    int line_no = 0;
-    while (std::getline(in, line)) {
-      ++line_no;
-      if (line.empty()) continue;
+    for (const testing::JsonLine& line : file.lines) {
+      const std::string where = FixturePath() + ":" + std::to_string(line.number);
       try {
-        const nlohmann::json j = nlohmann::json::parse(line);
+        const nlohmann::json& j = line.value;
         Record r;
         r.source = j.at("source").get<std::string>();
         r.category = j.at("category").get<std::string>();
@@ -75,15 +71,14 @@ const std::vector<Record>& Records(std::string* error) {
         if (!p.is_null()) {
           const std::string s = p.get<std::string>();
           if (s.size() != 1 || s[0] < 'A' || s[0] > 'J') {
-            load_error =
-                path + ":" + std::to_string(line_no) + ": pred: expected null or one letter A-J";
+            load_error = where + ": pred: expected null or one letter A-J";
             return std::vector<Record>();
           }
           r.pred = s[0];
         }
         out.push_back(std::move(r));
       } catch (const nlohmann::json::exception& e) {
-        load_error = path + ":" + std::to_string(line_no) + ": " + e.what();
+        load_error = where + ": " + e.what();
         return std::vector<Record>();
       }
     }

@@ -15,6 +15,7 @@
 #include "evals/base/sha256.h"
 #include "evals/benchmarks/ruler/ruler_inputs.h"
 #include "tests/benchmarks/ruler/ruler_tasks_fixture.h"
+#include "tests/support/temp_dir.h"
 
 namespace evalrun {
 namespace {
@@ -202,8 +203,8 @@ TEST(RulerInputsTest, MissingQaFilesAreSkipNotes) {
 }
 
 TEST(RulerInputsTest, QaFileWithWrongSha256IsRejected) {
-  const std::string dir = ::testing::TempDir() + "/ruler_sha_test";
-  std::filesystem::create_directories(dir);
+  const testing::TempDir tmp("ruler_sha_test");
+  const std::string& dir = tmp.path();
   std::ofstream(dir + "/squad.json") << "{\"data\": []}";
   RulerLoadOptions opts;
   opts.tasks = {"qa_1"};
@@ -212,7 +213,6 @@ TEST(RulerInputsTest, QaFileWithWrongSha256IsRejected) {
   EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
   EXPECT_NE(st.message().find("expected " + std::string(kRulerSquadSha256)), std::string::npos)
       << st.message();
-  std::filesystem::remove_all(dir);
 }
 
 TEST(RulerInputsTest, LoadsOnlyWhatTheTasksNeed) {
