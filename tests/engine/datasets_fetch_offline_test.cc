@@ -6,10 +6,6 @@
 // transfer broken midway, a 5xx) still is: datasets_fetch_test.cc,
 // ABrokenTransferIsRetriedWithinOneRunFromWhereItStopped, and
 // datasets_fetch_sources_test.cc, RowsPagesAreRetriedAndTheirTotalChecked.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -21,6 +17,7 @@
 #include "datasets/manifest.h"
 #include "evals/base/exit_codes.h"
 #include "tests/support/capture_output.h"
+#include "tests/support/loopback_port.h"
 #include "tests/support/run_binary.h"
 #include "tests/support/temp_dir.h"
 
@@ -31,23 +28,6 @@ using testing::BinaryResult;
 using testing::EvalrunBinary;
 using testing::RunBinary;
 using testing::TempDir;
-
-// A loopback port nothing listens on (bound, then closed).
-int ClosedPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof a;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    close(fd);
-    return 1;
-  }
-  close(fd);
-  return ntohs(a.sin_port);
-}
 
 size_t Count(const std::string& text, const std::string& needle) {
   size_t n = 0;
@@ -80,7 +60,8 @@ TEST(DatasetsFetchOfflineTest, AnUnresolvableHostStopsAtTheFirstFile) {
 }
 
 TEST(DatasetsFetchOfflineTest, AnUnreachableHostStopsAtTheFirstFile) {
-  const int port = ClosedPort();
+  const int port = testing::FreeLoopbackPort();  // nothing listens there
+  ASSERT_GT(port, 0);
   ExpectStopsAtOnce("http://127.0.0.1:" + std::to_string(port),
                     "cannot connect to 127.0.0.1:" + std::to_string(port) + " (connection refused");
 }

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "tests/support/e2e.h"
+#include "tests/support/wait_for.h"
 #include "tests/support/fake_server.h"
 
 namespace evalrun::testing {
@@ -42,16 +43,6 @@ std::string DefaultName(std::time_t t) {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
   return std::string("e2e-") + buf;
-}
-
-template <typename F>
-bool WaitFor(F done, double timeout_s) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return done();
 }
 
 class E2eJobFolder : public E2eTest {

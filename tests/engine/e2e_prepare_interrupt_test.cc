@@ -10,21 +10,11 @@
 #include <thread>
 
 #include "tests/support/e2e.h"
+#include "tests/support/wait_for.h"
 #include "tests/support/fake_server.h"
 
 namespace evalrun::testing {
 namespace {
-
-// Polls `done` every 10 ms for up to `timeout_s`; true when it held.
-template <typename F>
-bool WaitFor(F done, double timeout_s) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return done();
-}
 
 class E2ePrepareInterrupt : public E2eTest {};
 

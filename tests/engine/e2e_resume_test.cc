@@ -16,6 +16,7 @@
 
 #include "evals/base/sha256.h"
 #include "tests/support/e2e.h"
+#include "tests/support/wait_for.h"
 #include "tests/support/fake_server.h"
 #include "tests/support/jsonl_file.h"
 
@@ -36,17 +37,6 @@ std::map<std::string, std::string> Snapshot(const std::string& root) {
 }
 
 size_t CountLines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
-
-// Polls `done` every 10 ms for up to `timeout_s`; true when it held.
-template <typename F>
-bool WaitFor(F done, double timeout_s) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return done();
-}
 
 class E2eResume : public E2eTest {
  protected:

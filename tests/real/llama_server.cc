@@ -27,22 +27,6 @@ std::string ModelPath(const std::string& name) {
   return !name.empty() && name[0] == '/' ? name : SharedDir() + "/models/" + name;
 }
 
-int FreeLoopbackPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return 0;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  close(fd);
-  return port;
-}
-
 std::vector<std::string> LlamaServerArgv(const LlamaServerArgs& a, int port, const std::string& port_text) {
   std::vector<std::string> v = {LlamaServerBinary(), "-m", ModelPath(a.model), "--host", "127.0.0.1",
                                 "--port", port_text.empty() ? std::to_string(port) : port_text,

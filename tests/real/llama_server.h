@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/loopback_port.h"
+
 namespace evalrun::testing {
 
 // The binary under test: $EVALRUN_LLAMA_SERVER ("" when unset).
@@ -24,8 +26,6 @@ std::string LlamaServerBinary();
 // ../shared/models/<name>, or `name` itself when it is an absolute path (a
 // model a test made in its temp folder).
 std::string ModelPath(const std::string& name);
-// A port on 127.0.0.1 that was free a moment ago.
-int FreeLoopbackPort();
 
 // How one llama-server is started (its own flags).
 struct LlamaServerArgs {

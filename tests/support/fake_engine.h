@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "evals/server/engine.h"
+#include "tests/support/loopback_port.h"
 #include "tests/support/run_binary.h"
 
 namespace evalrun::testing {
@@ -33,10 +34,6 @@ inline std::string FakeServerBinary() {
   return "evalrun-fake-server";
 #endif
 }
-
-// A loopback TCP port nobody listens on now (bound, read and released); 0
-// when none could be had.
-int FreeLoopbackPort();
 
 // Pids of running (not zombie) processes whose argv[0] contains
 // "evalrun-fake-server" and whose arguments hold "--port <port>". Empty also

@@ -17,6 +17,7 @@
 
 #include "evals/base/sha256.h"
 #include "tests/support/e2e.h"
+#include "tests/support/wait_for.h"
 #include "tests/support/fake_logprobs.h"
 #include "tests/support/fake_server.h"
 #include "tests/support/fake_tokenizer.h"
@@ -160,9 +161,7 @@ TEST_F(E2eProbe, KilledRunResumesAskingOnlyTheRest) {
     const std::string t = ReadFile(journal);
     return static_cast<size_t>(std::count(t.begin(), t.end(), '\n'));
   };
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (lines() < 8 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  WaitFor([&] { return lines() >= 8; }, 60);
   kill(pid, SIGKILL);
   WaitBinary(pid, 20);
   std::set<std::string> kept_shas;  // journaled or scored
