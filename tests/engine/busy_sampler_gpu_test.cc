@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/engine/busy_sampler_world.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun {
 namespace {
@@ -44,15 +45,7 @@ class ScriptedRunner : public CommandRunner {
 const std::string kQuery = "--query-gpu=index,uu";
 const std::string kApps = "--query-compute-apps";
 
-// tests/fixtures/nvidia-smi, found from the source tree (CMake defines
-// EVALRUN_SOURCE_DIR; a hand build falls back on this file's own path).
-std::filesystem::path FixturesDir() {
-#ifdef EVALRUN_SOURCE_DIR
-  return std::filesystem::path(EVALRUN_SOURCE_DIR) / "tests" / "fixtures" / "nvidia-smi";
-#else
-  return std::filesystem::path(__FILE__).parent_path() / "fixtures" / "nvidia-smi";
-#endif
-}
+std::filesystem::path FixturesDir() { return testing::FixturePath("nvidia-smi"); }
 
 std::map<std::string, std::string> LoadCapture(const std::string& file) {
   std::filesystem::path path = FixturesDir() / file;

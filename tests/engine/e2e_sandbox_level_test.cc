@@ -7,11 +7,12 @@
 // ("no_code"): the verdicts are not the point.
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/lcb_fixtures.h"
 
 namespace evalrun::testing {
 namespace {
 
-const std::string kFix = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/";
+const std::string kFix = LcbFixtureDir();
 
 class E2eSandboxLevel : public E2eTest {
  protected:

@@ -1,4 +1,5 @@
 #include "evals/watch/gpu_reader.h"
+#include "tests/support/test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -21,15 +22,7 @@ struct Section {
   std::string text;
 };
 
-// tests/fixtures/nvidia-smi, found from the source tree (CMake defines
-// EVALRUN_SOURCE_DIR; a hand build falls back on this file's own path).
-std::filesystem::path FixturesDir() {
-#ifdef EVALRUN_SOURCE_DIR
-  return std::filesystem::path(EVALRUN_SOURCE_DIR) / "tests" / "fixtures" / "nvidia-smi";
-#else
-  return std::filesystem::path(__FILE__).parent_path() / "fixtures" / "nvidia-smi";
-#endif
-}
+std::filesystem::path FixturesDir() { return testing::FixturePath("nvidia-smi"); }
 
 std::map<std::string, Section> LoadCapture(const std::string& file) {
   std::filesystem::path path = FixturesDir() / file;

@@ -16,11 +16,12 @@
 
 #include "tests/real/counting_proxy.h"
 #include "tests/real/real_lane.h"
+#include "tests/support/lcb_fixtures.h"
 
 namespace evalrun::testing {
 namespace {
 
-const std::string kFix = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/";
+const std::string kFix = LcbFixtureDir();
 constexpr size_t kProblems = 5;
 
 class RealLiveCodeBench : public RealLaneTest {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "tests/real/real_lane.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
@@ -57,8 +58,7 @@ TEST_F(RealRuler, AllThirteenTasksAtTwoAndFourKScoredOrSkippedAndAsNvidiaMadeThe
   for (const char* qa : {"qa_1", "qa_2"}) EXPECT_TRUE(skipped.count(std::string(qa) + "@*")) << qa;
 
   // Byte for byte NVIDIA's prompts where its script finished; skipped where it loops.
-  const auto ref = nlohmann::json::parse(ReadFile(std::string(EVALRUN_SOURCE_DIR) +
-                                                  "/tests/fixtures/ruler/nvidia_reference.json"));
+  const auto ref = nlohmann::json::parse(ReadFile(FixturePath("ruler/nvidia_reference.json")));
   std::map<std::string, std::string> sha;  // id -> prompt_sha256
   for (const auto& l : Samples("ruler", "ruler")) sha[l["id"]] = l["prompt_sha256"];
   int compared = 0;

@@ -4,10 +4,11 @@
 
 #include "evals/benchmarks/livecodebench/lcb_rows.h"
 #include "tests/support/jsonl_file.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 
-std::string LcbFixtureDir() { return std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/"; }
+std::string LcbFixtureDir() { return FixturePath("livecodebench/"); }
 
 Status LcbFixtureProblems(std::map<std::string, LcbTestCases>* out) {
   for (const char* f : {"test.jsonl", "test2.jsonl"}) {

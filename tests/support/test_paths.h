@@ -1,4 +1,5 @@
-// Where tests find the real datasets and reference replies.
+// Where tests find the real datasets and reference replies, and the
+// project's own fixtures.
 //
 // CI and developers keep ../shared beside the checkout; EVALRUN_TEST_SHARED
 // (set by ctest, overridable from the environment) points at it. Tests that
@@ -24,6 +25,10 @@ inline std::string SharedDir() {
 inline std::string DatasetsDir() { return SharedDir() + "/datasets"; }
 // ../shared/reference/llama-server: real replies of llama.cpp's server.
 inline std::string ReferenceDir() { return SharedDir() + "/reference/llama-server"; }
+// tests/fixtures/<name> of the source tree ("nvidia-smi", "ruler/x.json").
+inline std::string FixturePath(const std::string& name) {
+  return std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/" + name;
+}
 
 }  // namespace evalrun::testing
 

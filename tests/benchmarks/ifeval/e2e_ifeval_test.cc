@@ -7,6 +7,7 @@
 
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 class E2eIfeval : public E2eTest {};
 
 TEST_F(E2eIfeval, ScoreOfficialResponsesGivesOfficialVerdicts) {
-  const std::string fixtures = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/ifeval";
+  const std::string fixtures = FixturePath("ifeval");
   std::string card = WriteCard("http://127.0.0.1:1/v1", "1", R"({"ifeval": {}})");
   BinaryResult r = RunBinary({EvalrunBinary(), "score", "--card", card, "--part", "ifeval", "--responses",
                               fixtures + "/gpt4_responses.jsonl", "--input", DatasetsDir() + "/ifeval/input_data.jsonl",
@@ -45,7 +46,7 @@ TEST_F(E2eIfeval, ScoreOfficialResponsesGivesOfficialVerdicts) {
 // exact prompt text, so the error names the line and says that --input
 // takes the responses' own revision of the dataset.
 TEST_F(E2eIfeval, ResponsesOfAnotherDatasetRevisionNameTheLineAndInput) {
-  const std::string fixtures = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/ifeval";
+  const std::string fixtures = FixturePath("ifeval");
   std::string text = ReadFile(fixtures + "/gpt4_responses.jsonl");
   size_t line_start = 0;
   for (int i = 1; i < 340; ++i) line_start = text.find('\n', line_start) + 1;

@@ -42,7 +42,7 @@
 namespace evalrun {
 namespace {
 
-std::string FixtureDir() { return std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/ifeval"; }
+std::string FixtureDir() { return testing::FixturePath("ifeval"); }
 
 struct OfficialVerdict {
   std::vector<std::string> ids;

@@ -6,11 +6,12 @@
 // the honest one passed (as the official grader grades it).
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/lcb_fixtures.h"
 
 namespace evalrun::testing {
 namespace {
 
-const std::string kFix = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/";
+const std::string kFix = LcbFixtureDir();
 
 std::string Fence(const std::string& code) { return "Here you go.\n\n```python\n" + code + "\n```\n"; }
 

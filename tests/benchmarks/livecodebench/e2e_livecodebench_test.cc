@@ -25,11 +25,12 @@
 #include "scorers/livecodebench/lcb_sandbox_runner.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/lcb_fixtures.h"
 
 namespace evalrun::testing {
 namespace {
 
-const std::string kFix = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/";
+const std::string kFix = LcbFixtureDir();
 
 std::vector<int> ResultsOf(const nlohmann::json& v) {
   std::vector<int> out;

@@ -11,11 +11,12 @@
 #include "evals/benchmarks/livecodebench/lcb_data.h"
 #include "evals/benchmarks/livecodebench/lcb_results.h"
 #include "tests/support/run_binary.h"
+#include "tests/support/lcb_fixtures.h"
 
 namespace evalrun::testing {
 namespace {
 
-const std::string kFix = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/";
+const std::string kFix = LcbFixtureDir();
 
 LcbSource FixtureSource() {
   LcbSource s;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/jsonl_file.h"
+#include "tests/support/lcb_fixtures.h"
 
 namespace evalrun {
 namespace {
@@ -97,7 +98,7 @@ TEST(LcbPickleTest, ZlibRefusesCorruptTruncatedAndOversizedStreams) {
 
 TEST(LcbPickleTest, DecodesTheFixtureRowsCompressedPrivateTests) {
   const std::vector<nlohmann::json> rows =
-      testing::ReadJsonLines(std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/test.jsonl");
+      testing::ReadJsonLines(testing::LcbFixtureDir() + "test.jsonl");
   ASSERT_FALSE(rows.empty());
   const nlohmann::json& row = rows[0];
   std::string json_text;

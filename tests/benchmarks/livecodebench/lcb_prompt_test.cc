@@ -11,11 +11,12 @@
 
 #include "tests/support/jsonl_file.h"
 #include "tests/support/run_binary.h"
+#include "tests/support/lcb_fixtures.h"
 
 namespace evalrun {
 namespace {
 
-const std::string kDir = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/";
+const std::string kDir = testing::LcbFixtureDir();
 
 TEST(LcbPromptTest, BothFormsAsTheOfficial) {
   nlohmann::json official = nlohmann::json::parse(testing::ReadFile(kDir + "official_prompts.json"));

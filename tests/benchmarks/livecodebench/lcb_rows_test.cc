@@ -5,11 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/temp_dir.h"
+#include "tests/support/lcb_fixtures.h"
 
 namespace evalrun {
 namespace {
 
-const std::string kDir = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/livecodebench/";
+const std::string kDir = testing::LcbFixtureDir();
 
 std::vector<LcbProblem> ReadAll(const std::string& release, const LcbReadOptions& options) {
   std::vector<std::string> files;

@@ -28,6 +28,7 @@
 #include "scorers/choice_extract.h"
 #include "scorers/mmlupro/mmlupro_extract.h"
 #include "tests/support/jsonl_file.h"
+#include "tests/support/test_paths.h"
 
 #ifndef EVALRUN_SOURCE_DIR
 #define EVALRUN_SOURCE_DIR "/work/main"
@@ -44,22 +45,20 @@ struct Record {
   std::string response;
 };
 
-std::string FixturePath() {
-  return std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/mmlu-pro/official_preds.jsonl";
-}
+std::string PredsPath() { return testing::FixturePath("mmlu-pro/official_preds.jsonl"); }
 
 // Loads the fixture once. On failure returns an empty vector and sets *error.
 const std::vector<Record>& Records(std::string* error) {
   static std::string load_error;
   static const std::vector<Record> records = [] {
     std::vector<Record> out;
-    const testing::JsonLines file = testing::LoadJsonLines(FixturePath());
+    const testing::JsonLines file = testing::LoadJsonLines(PredsPath());
     if (!file.error.empty()) {
       load_error = file.error + " (the fixture is part of the source tree)";
       return out;
     }
     for (const testing::JsonLine& line : file.lines) {
-      const std::string where = FixturePath() + ":" + std::to_string(line.number);
+      const std::string where = PredsPath() + ":" + std::to_string(line.number);
       try {
         const nlohmann::json& j = line.value;
         Record r;

@@ -13,6 +13,7 @@
 #include "evals/base/files.h"
 #include "scorers/probe/probe_divergence.h"
 #include "evals/server/completion_wire.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun {
 namespace {
@@ -117,7 +118,7 @@ TEST(ProbeDivergence, CountByDecadePutsEachValueOnFixedEdges) {
 
 std::string Fixture(const std::string& name) {
   std::string text;
-  EXPECT_TRUE(ReadFileToString(std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/llama-server/" + name, &text).ok())
+  EXPECT_TRUE(ReadFileToString(testing::FixturePath("llama-server/" + name), &text).ok())
       << name;
   return text;
 }

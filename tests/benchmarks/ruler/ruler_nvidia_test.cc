@@ -33,7 +33,7 @@ namespace evalrun {
 namespace {
 
 nlohmann::json LoadFixture(const std::string& name) {
-  const std::string path = std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/ruler/" + name;
+  const std::string path = testing::FixturePath("ruler/" + name);
   std::ifstream f(path);
   std::stringstream ss;
   ss << f.rdbuf();
