@@ -19,6 +19,7 @@
 #include "tests/support/raw_http.h"
 #include "tests/support/run_binary.h"
 #include "tests/support/test_paths.h"
+#include "tests/support/json_key_paths.h"
 
 namespace evalrun::testing {
 namespace {
@@ -27,21 +28,6 @@ using nlohmann::json;
 
 std::string Ref(const std::string& name) { return ReadFile(ReferenceDir() + "/" + name); }
 
-void KeyPathsInto(const json& j, const std::string& prefix, std::set<std::string>* out) {
-  if (j.is_object()) {
-    for (const auto& [k, v] : j.items()) {
-      out->insert(prefix + "." + k);
-      KeyPathsInto(v, prefix + "." + k, out);
-    }
-  } else if (j.is_array()) {
-    for (const auto& e : j) KeyPathsInto(e, prefix + "[]", out);
-  }
-}
-std::set<std::string> KeyPaths(const json& j) {
-  std::set<std::string> out;
-  KeyPathsInto(j, "", &out);
-  return out;
-}
 
 std::map<std::string, double> MetricValues(const std::string& text) {
   std::map<std::string, double> out;
@@ -139,7 +125,7 @@ TEST_F(FakeSlotsTest, SlotsIdleAndBusyAsTheReference) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   const json ref = json::parse(Ref("slots_busy.body"));
-  EXPECT_EQ(KeyPaths(busy), KeyPaths(ref));
+  EXPECT_EQ(JsonKeyPaths(busy), JsonKeyPaths(ref));
   for (const auto& s : busy) {
     EXPECT_EQ(s["is_processing"], true);
     EXPECT_EQ(s["n_ctx"], 2048);

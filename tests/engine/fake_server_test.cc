@@ -19,6 +19,7 @@
 #include "tests/support/raw_http.h"
 #include "tests/support/run_binary.h"
 #include "tests/support/test_paths.h"
+#include "tests/support/json_key_paths.h"
 
 namespace evalrun::testing {
 namespace {
@@ -31,24 +32,9 @@ std::string Ref(const std::string& name) {
   return text;
 }
 
-// Every key path of `j` ("choices[].message.content"), arrays as "[]".
-void KeyPathsInto(const json& j, const std::string& prefix, std::set<std::string>* out) {
-  if (j.is_object()) {
-    for (const auto& [k, v] : j.items()) {
-      const std::string p = prefix.empty() ? k : prefix + "." + k;
-      out->insert(p);
-      KeyPathsInto(v, p, out);
-    }
-  } else if (j.is_array()) {
-    for (const auto& e : j) KeyPathsInto(e, prefix + "[]", out);
-  }
-}
-std::set<std::string> KeyPaths(const json& j) {
-  std::set<std::string> out;
-  KeyPathsInto(j, "", &out);
-  return out;
-}
-std::set<std::string> KeyPaths(const std::string& text) { return KeyPaths(json::parse(text)); }
+// JsonKeyPaths of a reply's text, or of a value.
+std::set<std::string> KeyPaths(const std::string& text) { return JsonKeyPaths(json::parse(text)); }
+std::set<std::string> KeyPaths(const json& j) { return JsonKeyPaths(j); }
 
 // The JSON events of an SSE body ("data: {...}"), and whether it ended with [DONE].
 std::vector<json> Events(const std::string& body, bool* done) {
