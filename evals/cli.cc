@@ -381,11 +381,15 @@ std::pair<CLI::App*, CLI::App*> AddDatasetsCommands(CLI::App& app, FetchOptions*
   ds->require_subcommand(1);
   CLI::App* dfetch = ds->add_subcommand("fetch", "download datasets from their public sources, checked by sha256");
   dfetch->footer(kDatasetsExamples);
-  std::string datasets;
-  for (const Manifest& m : AllManifests()) datasets += (datasets.empty() ? "" : ", ") + m.name;
+  // The manifests are read only when the help is printed, not at every start.
+  dfetch->footer([] {
+    std::string datasets;
+    for (const Manifest& m : AllManifests()) datasets += (datasets.empty() ? "" : ", ") + m.name;
+    return "\nDatasets: " + datasets;
+  });
   dfetch->add_option("names", fetch->names,
                      "what to fetch (default: every required file): a benchmark (its datasets, evalrun --list); a "
-                     "dataset: " + datasets + "; an optional group (evalrun datasets list); a file path; all");
+                     "dataset (below); an optional group (evalrun datasets list); a file path; all");
   dfetch->add_option("--data-dir", fetch->data_dir,
                      "dataset folder (default: $EVALRUN_DATA, else $XDG_DATA_HOME/evalrun, else ~/.local/share/evalrun)");
   dfetch->add_option("--mirror", fetch->mirror,
