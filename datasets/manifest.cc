@@ -39,8 +39,6 @@ Manifest ParseManifest(const char* where, const char* text) {
   return m;
 }
 
-const Manifest* ManifestOfFile(const std::string& rel_path);
-
 }  // namespace
 
 const std::vector<Manifest>& AllManifests() {
@@ -63,11 +61,24 @@ const Manifest* FindManifest(const std::string& name) {
   return nullptr;
 }
 
-const ManifestFile* FindManifestFile(const std::string& rel_path) {
+namespace {
+
+// The entry of `rel_path` and the manifest that lists it, or null.
+const ManifestFile* FindFileOf(const std::string& rel_path, const Manifest** owner) {
   for (const auto& m : AllManifests())
     for (const auto& f : m.files)
-      if (f.path == rel_path) return &f;
+      if (f.path == rel_path) {
+        *owner = &m;
+        return &f;
+      }
   return nullptr;
+}
+
+}  // namespace
+
+const ManifestFile* FindManifestFile(const std::string& rel_path) {
+  const Manifest* owner = nullptr;
+  return FindFileOf(rel_path, &owner);
 }
 
 std::string DefaultDataDir() {
@@ -77,23 +88,12 @@ std::string DefaultDataDir() {
   return ".evalrun-data";
 }
 
-namespace {
-
-// The manifest that lists `rel_path` (one that FindManifestFile found).
-const Manifest* ManifestOfFile(const std::string& rel_path) {
-  for (const auto& m : AllManifests())
-    for (const auto& f : m.files)
-      if (f.path == rel_path) return &m;
-  return nullptr;
-}
-
-}  // namespace
-
 Status VerifyDataFile(const std::string& data_dir, const std::string& rel_path,
                       std::string* abs_path) {
   static std::mutex mu;
   static std::map<std::string, std::string> verified;  // abs path -> "" ok / error
-  const ManifestFile* mf = FindManifestFile(rel_path);
+  const Manifest* owner = nullptr;
+  const ManifestFile* mf = FindFileOf(rel_path, &owner);
   const std::string path = data_dir + "/" + rel_path;
   *abs_path = path;
   const std::string dataset = rel_path.substr(0, rel_path.find('/'));
@@ -115,7 +115,7 @@ Status VerifyDataFile(const std::string& data_dir, const std::string& rel_path,
     std::string hex;
     EVALRUN_RETURN_IF_ERROR(Sha256File(path, &hex));
     if (hex != mf->sha256) {
-      err = path + ": sha256 mismatch: expected " + mf->sha256 + " (" + ManifestWhere(*ManifestOfFile(rel_path)) +
+      err = path + ": sha256 mismatch: expected " + mf->sha256 + " (" + ManifestWhere(*owner) +
             "), found " + hex + ". The file is corrupt or another revision; fetch it again with: "
             "evalrun datasets fetch " + dataset + " --data-dir " + data_dir;
     }

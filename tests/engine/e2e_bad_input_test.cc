@@ -293,7 +293,8 @@ TEST_F(E2eBadInput, DatasetWithOneByteChanged) {
   text[at] = static_cast<char>(text[at] - 'a' + 'A');
   WriteFile(data + "/mmlu-pro/test.jsonl", text);
   ExpectRefused({"--card", good_card_, "--data-dir", data},
-                {data + "/mmlu-pro/test.jsonl: sha256 mismatch: expected ", "datasets fetch mmlu-pro"});
+                {data + "/mmlu-pro/test.jsonl: sha256 mismatch: expected ",
+                 "(evals/benchmarks/mmlupro/mmlu-pro.json)", "datasets fetch mmlu-pro"});
 }
 
 // As root, permissions do not stop a write; a path through a regular file
