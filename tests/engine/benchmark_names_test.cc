@@ -14,15 +14,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "evals/benchmarks/table.h"
+#include "tests/support/run_binary.h"
 #include "tests/support/source_names.h"
 
 namespace evalrun::testing {
@@ -52,13 +51,6 @@ const Homonym kHomonyms[] = {
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-std::string Read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 bool IsSource(const fs::path& p) {
@@ -144,7 +136,7 @@ TEST(BenchmarkNames, NoProductFileNamesABenchmarkOutsideItsFolders) {
   int files = 0;
   for (const std::string& rel : SourceFiles({"evals", "scorers", "datasets"})) {
     ++files;
-    for (const NameHit& h : FindNames(rel, Read(fs::path(EVALRUN_SOURCE_DIR) / rel), sought))
+    for (const NameHit& h : FindNames(rel, ReadFile(std::string(EVALRUN_SOURCE_DIR) + "/" + rel), sought))
       if (!Allowed(h, bench_of.at(h.name), may)) bad.push_back(Describe(h, bench_of.at(h.name)));
   }
   EXPECT_GT(files, 200);
@@ -160,7 +152,7 @@ std::vector<std::string> ExampleBenchmarks() {
   std::vector<std::string> out;
   const std::regex row(R"re(EVALRUN_BENCHMARK\(Benchmark\{\s*\.name\s*=\s*"([a-z0-9_]+)")re");
   for (const std::string& rel : SourceFiles({"tests/benchmarks"})) {
-    const std::string text = Read(fs::path(EVALRUN_SOURCE_DIR) / rel);
+    const std::string text = ReadFile(std::string(EVALRUN_SOURCE_DIR) + "/" + rel);
     for (std::sregex_iterator m(text.begin(), text.end(), row), end; m != end; ++m) out.push_back((*m)[1]);
   }
   return out;
@@ -176,7 +168,7 @@ TEST(BenchmarkNames, TheExampleBenchmarkIsNamedOnlyInItsFolder) {
     std::vector<std::string> bad;
     for (const std::string& rel : SourceFiles({"evals", "scorers", "datasets", "tests", "bench", "fuzz"})) {
       if (rel.rfind("tests/benchmarks/" + name + "/", 0) == 0) continue;
-      for (const NameHit& h : FindNames(rel, Read(fs::path(EVALRUN_SOURCE_DIR) / rel), sought))
+      for (const NameHit& h : FindNames(rel, ReadFile(std::string(EVALRUN_SOURCE_DIR) + "/" + rel), sought))
         bad.push_back(Describe(h, name));
     }
     std::string all;
