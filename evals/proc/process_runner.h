@@ -20,8 +20,9 @@
 //   * rlimits (ProcessLimits): CPU time, address space, processes, open
 //     files, file size; core dumps always off;
 //   * optionally another uid/gid (root only), a parent-death signal, a
-//     working directory, an environment, and a hook that runs in the child
-//     just before exec (e.g. a seccomp filter).
+//     working directory, an environment, a hook that runs in the child
+//     before its limits and uid change (e.g. joining a control group), and
+//     one that runs just before exec (e.g. a seccomp filter).
 //
 // Two modes: Run() runs to completion and returns a ProcessResult (exit
 // status or signal, timed_out, wall and CPU seconds, the outputs); Start()
@@ -68,9 +69,11 @@ struct ProcessLimits {
 
 enum class OutputTo { kCapture, kDiscard, kAppendToFile };
 
-// Runs in the child after fork, after the rlimits and the uid change, just
-// before exec. Must be async-signal-safe. Returns 0, or an errno value: the
-// start then fails (Unavailable) naming `hook_name`.
+// Runs in the child after fork: child_hook after the rlimits and the uid
+// change, just before exec; pre_user_hook before the rlimits and the uid
+// change (still with evalrun's privileges). Must be async-signal-safe.
+// Returns 0, or an errno value: the start then fails (Unavailable) naming
+// `hook_name` or `pre_user_hook_name`.
 using ChildHook = int (*)(const void* arg);
 
 struct ProcessSpec {
@@ -94,6 +97,9 @@ struct ProcessSpec {
   ChildHook child_hook = nullptr;
   const void* child_hook_arg = nullptr;
   const char* hook_name = "child hook";
+  ChildHook pre_user_hook = nullptr;
+  const void* pre_user_hook_arg = nullptr;
+  const char* pre_user_hook_name = "pre-user hook";
 };
 
 // How a process ended.

@@ -28,7 +28,7 @@ constexpr int kHighFd = 10;
 
 constexpr int kMaxPass = 4;
 
-enum Step : int { kStepSession = 1, kStepStdio, kStepLimits, kStepUser, kStepCwd, kStepHook, kStepExec };
+enum Step : int { kStepSession = 1, kStepStdio, kStepLimits, kStepUser, kStepCwd, kStepHook, kStepExec, kStepPreUserHook };
 
 const char* StepName(int step) {
   switch (step) {
@@ -209,6 +209,13 @@ void CloseAllBut(int first, int keep, int max_fd) {
   // files (the sandbox's namespaces) must find numbers under the new
   // RLIMIT_NOFILE free, however many evalrun had open. The report pipe stays.
   CloseAllBut(3 + p.pass_count, p.report_fd, p.max_fd);
+  if (spec.pre_user_hook) {
+    int err = spec.pre_user_hook(spec.pre_user_hook_arg);
+    if (err != 0) {
+      errno = err;
+      Fail(p, kStepPreUserHook);
+    }
+  }
   for (int i = 0; i < p.limit_count; ++i)
     if (setrlimit(p.limits[i].resource, &p.limits[i].value) != 0) Fail(p, kStepLimits);
   if (spec.run_as_gid >= 0 || spec.run_as_uid >= 0) {
@@ -259,6 +266,8 @@ Status AwaitExec(const ProcessSpec& spec, const ChildPlan& plan, int report_fd, 
     return Status::NotFound(prog + ": cannot run it: " + strerror(f.err));
   if (f.step == kStepHook)
     return Status::Unavailable(prog + ": cannot start it: " + spec.hook_name + ": " + strerror(f.err));
+  if (f.step == kStepPreUserHook)
+    return Status::Unavailable(prog + ": cannot start it: " + spec.pre_user_hook_name + ": " + strerror(f.err));
   return Status::Unavailable(prog + ": cannot start it: " + StepName(f.step) + ": " + strerror(f.err));
 }
 

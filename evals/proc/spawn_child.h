@@ -3,7 +3,7 @@
 // after it the child runs only async-signal-safe calls, in this order: a
 // session or group of its own, default signals and an empty mask,
 // stdin/stdout/stderr (and pass_fds as 3, 4, ...), every other descriptor
-// closed on exec, the rlimits, the uid/gid, the parent-death signal (after
+// closed, the pre-user hook, the rlimits, the uid/gid, the parent-death signal (after
 // the uid change, which clears it), the working directory, the hook,
 // execve. A failing step reaches the parent through a close-on-exec pipe
 // (step and errno), and SpawnChild reaps the child and returns the error.

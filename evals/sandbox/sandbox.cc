@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,9 @@
 #include <cstring>
 #include <fstream>
 
+#include "evals/sandbox/box_root.h"
+#include "evals/sandbox/landlock_rules.h"
+#include "evals/sandbox/run_box.h"
 #include "evals/sandbox/sandbox_uids.h"
 #include "evals/sandbox/seccomp_filter.h"
 #include "evals/sandbox/unshare_child.h"
@@ -86,27 +90,73 @@ std::string FirstLine(const std::string& text) {
   return line.size() > 300 ? line.substr(0, 300) : line;
 }
 
-// What one run needs while it starts and lives: who it runs as (held
-// until it is reaped), the program's memory file, bwrap's status pipe.
+// The hooks of the levels without a mount namespace, in this order:
+// Landlock (landlock_rules.h), then the seccomp filter.
+struct BoxHookPlan {
+  LandlockHookPlan landlock;     // ruleset_fd -1: none
+  const void* seccomp = nullptr;  // null: none
+};
+
+int BoxHook(const void* arg) {
+  const BoxHookPlan& p = *static_cast<const BoxHookPlan*>(arg);
+  if (p.landlock.ruleset_fd >= 0)
+    if (int err = RestrictWithLandlock(p.landlock)) return err;
+  return p.seccomp ? InstallSeccompFilter(p.seccomp) : 0;
+}
+
+// What a level holds beyond its namespaces, decided once for the sandbox.
+struct LevelSetup {
+  bool landlock = false;          // Landlock rules on the file system
+  const void* seccomp = nullptr;  // the filter installed by a hook
+  std::string seccomp_bytes;      // the filter handed to bubblewrap
+};
+
+LevelSetup SetupFor(SandboxLevel level) {
+  LevelSetup s;
+  const bool own_ipc = level == SandboxLevel::kNamespaces || level == SandboxLevel::kUnshare;
+  const SysvIpc ipc = own_ipc ? SysvIpc::kAllowSysvIpc : SysvIpc::kRefuseSysvIpc;
+  if (level == SandboxLevel::kNamespaces)
+    s.seccomp_bytes = SeccompFilterBytes(ipc);
+  else
+    s.seccomp = SeccompFilterProgram(ipc);
+  s.landlock = !own_ipc && LandlockAbi() > 0;
+  return s;
+}
+
+// What one run needs while it starts and lives: its box (who it runs as,
+// its folder and control group; held until it is reaped), the program's
+// memory file or path, bubblewrap's status pipe and filter, the Landlock
+// ruleset, the hooks' plans.
 struct Launch {
-  std::shared_ptr<void> hold;
-  int uid = -1, gid = -1;
+  std::shared_ptr<RunBox> box;
   int program_fd = -1;
   int status_pipe[2] = {-1, -1};
+  int seccomp_fd = -1;
+  int ruleset_fd = -1;
+  std::string program_path;
   UnsharePlan plan;
+  BoxHookPlan hooks;
   ProcessSpec spec;
   ~Launch() {
-    for (int fd : {program_fd, status_pipe[0], status_pipe[1]})
+    for (int fd : {program_fd, status_pipe[0], status_pipe[1], seccomp_fd, ruleset_fd})
       if (fd >= 0) close(fd);
   }
 };
 
+Status WriteProgramFile(const std::string& path, const std::string& program) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << program;
+  out.close();
+  if (!out || chmod(path.c_str(), 0644) != 0)
+    return Status::IoError("sandbox: " + path + ": cannot write the program: " + strerror(errno));
+  return Status::Ok();
+}
+
 class RealSandbox : public CodeSandbox {
  public:
-  RealSandbox(const SandboxOptions& options, ProcessRunner* runner, SandboxLevel level, int tasks,
-              std::vector<std::string> root_binds)
+  RealSandbox(const SandboxOptions& options, ProcessRunner* runner, SandboxLevel level, int tasks)
       : options_(options), runner_(runner), level_(level), extra_processes_(tasks + ExtraProcesses(level)),
-        root_binds_(std::move(root_binds)) {}
+        root_(InterpreterRoot(options.interpreter)), setup_(SetupFor(level)) {}
 
   std::string level() const override { return SandboxLevelName(level_); }
 
@@ -139,65 +189,103 @@ class RealSandbox : public CodeSandbox {
     l.spec.stderr_to = OutputTo::kCapture;
     EVALRUN_RETURN_IF_ERROR(StartConversation(runner_, l.spec, options_.limits.error_bytes, process)
                                 .Prefixed("sandbox (" + level() + ")"));
-    *hold = l.hold;
+    *hold = l.box;
     return Status::Ok();
   }
 
+  // What this level holds on this machine (SandboxProbe::containment).
+  std::string Containment() const {
+    std::string c = geteuid() == 0 ? "a uid of its own per run" : "evalrun's uid";
+    if (!setup_.seccomp_bytes.empty() || setup_.seccomp) c += "; seccomp filter";
+    if (setup_.landlock) c += "; Landlock ABI " + std::to_string(LandlockAbi());
+    std::unique_ptr<BoxCgroup> cg;
+    Status st = BoxCgroup::Make("evalrun-probe-" + std::to_string(getpid()), BoxCgroupLimits(), &cg);
+    const std::string why = st.message().substr(0, st.message().find("; "));
+    c += st.ok() ? "; cgroup " + cg->Describe() : "; no cgroup (" + why + ")";
+    return c;
+  }
+
  private:
-  // Who the run is: a uid of its own as root; else evalrun's, one run at a
-  // time where no user namespace separates them (sandbox_uids.h).
-  Status Lease(Launch* l) const {
-    if (geteuid() == 0) {
-      std::unique_ptr<SandboxUidLease> lease;
-      EVALRUN_RETURN_IF_ERROR(LeaseSandboxUid(&lease));
-      l->uid = l->gid = lease->uid();
-      l->hold = std::shared_ptr<SandboxUidLease>(std::move(lease));
+  bool HostFolder() const { return level_ == SandboxLevel::kSeccomp || level_ == SandboxLevel::kRlimits; }
+
+  Status OpenBox(Launch* l) const {
+    RunBoxOptions o;
+    o.private_dir = HostFolder();
+    o.shares_uid_without_userns = HostFolder();
+    const SandboxLimits& lim = options_.limits;
+    o.cgroup.memory_bytes = lim.total_memory_bytes > 0 ? lim.total_memory_bytes : lim.memory_bytes;
+    o.cgroup.processes = options_.limits.processes + extra_processes_;
+    std::unique_ptr<RunBox> box;
+    EVALRUN_RETURN_IF_ERROR(RunBox::Open(o, &box));
+    l->box = std::move(box);
+    return Status::Ok();
+  }
+
+  // The program and the descriptors the level hands the child (as 3, 4, ...).
+  Status PrepareFiles(const std::string& program, bool status, Launch* l) const {
+    if (HostFolder()) {
+      l->program_path = l->box->private_dir() + "/main.py";
+      EVALRUN_RETURN_IF_ERROR(WriteProgramFile(l->program_path, program));
+      if (setup_.landlock) {
+        EVALRUN_RETURN_IF_ERROR(MakeLandlockRuleset(root_, l->box->private_dir(), &l->ruleset_fd));
+        l->spec.pass_fds.push_back(l->ruleset_fd);
+        l->hooks.landlock.ruleset_fd = 3;
+      }
+      l->hooks.seccomp = setup_.seccomp;
       return Status::Ok();
     }
-    l->uid = static_cast<int>(getuid());
-    l->gid = static_cast<int>(getgid());
-    if (level_ == SandboxLevel::kSeccomp || level_ == SandboxLevel::kRlimits) l->hold = SerialSandboxTurn();
+    l->program_fd = MemoryFile("evalrun-sandbox-program", program);
+    if (l->program_fd < 0) return Status::IoError(std::string("sandbox: memfd_create: ") + strerror(errno));
+    l->program_path = level_ == SandboxLevel::kNamespaces ? kProgramInBox : "/dev/fd/3";
+    l->spec.pass_fds.push_back(l->program_fd);
+    if (level_ != SandboxLevel::kNamespaces) return Status::Ok();
+    if (status && pipe2(l->status_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+      return Status::IoError(std::string("sandbox: pipe: ") + strerror(errno));
+    if (l->status_pipe[1] >= 0) l->spec.pass_fds.push_back(l->status_pipe[1]);
+    l->seccomp_fd = MemoryFile("evalrun-sandbox-seccomp", setup_.seccomp_bytes);
+    if (l->seccomp_fd < 0) return Status::IoError(std::string("sandbox: memfd_create: ") + strerror(errno));
+    l->spec.pass_fds.push_back(l->seccomp_fd);
     return Status::Ok();
   }
 
   Status Prepare(const std::string& program, double wall_s, bool status, Launch* l) const {
-    EVALRUN_RETURN_IF_ERROR(Lease(l));
-    const bool bwrap = level_ == SandboxLevel::kNamespaces;
-    l->program_fd = MemoryFile("evalrun-sandbox-program", program);
-    if (l->program_fd < 0) return Status::IoError(std::string("sandbox: memfd_create: ") + strerror(errno));
-    if (bwrap && status && pipe2(l->status_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
-      return Status::IoError(std::string("sandbox: pipe: ") + strerror(errno));
-    l->plan = MakeUnsharePlan(l->uid, l->gid, options_.limits.file_bytes);
-    l->spec = Spec(l->status_pipe[1] >= 0, l);
+    EVALRUN_RETURN_IF_ERROR(OpenBox(l));
+    EVALRUN_RETURN_IF_ERROR(PrepareFiles(program, status, l));
+    l->plan = MakeUnsharePlan(l->box->uid(), l->box->gid(), options_.limits.file_bytes, root_,
+                              SeccompFilterProgram(SysvIpc::kAllowSysvIpc));
+    SetSpec(l);
     if (wall_s > 0) {
       l->spec.limits.wall_s = wall_s;
       l->spec.limits.cpu_s = std::max(l->spec.limits.cpu_s, wall_s);
     }
-    l->spec.pass_fds = {l->program_fd};
-    if (l->status_pipe[1] >= 0) l->spec.pass_fds.push_back(l->status_pipe[1]);
     return Status::Ok();
   }
 
-  ProcessSpec Spec(bool status, Launch* l) const {
+  void SetLimits(ProcessSpec* spec) const {
     const SandboxLimits& lim = options_.limits;
+    spec->stdout_cap = lim.output_bytes;
+    spec->stderr_cap = lim.error_bytes;
+    spec->kill_on_output_cap = true;
+    spec->limits.wall_s = lim.wall_s;
+    spec->limits.cpu_s = lim.cpu_s;
+    spec->limits.address_space_bytes = lim.memory_bytes;
+    spec->limits.processes = lim.processes + extra_processes_;
+    spec->limits.open_files = lim.open_files;
+    spec->limits.file_bytes = lim.file_bytes;
+  }
+
+  void SetSpec(Launch* l) const {
+    ProcessSpec& spec = l->spec;
     const bool bwrap = level_ == SandboxLevel::kNamespaces;
-    ProcessSpec spec;
-    spec.argv = bwrap ? BwrapArgv(status) : std::vector<std::string>{options_.interpreter};
+    spec.argv = bwrap ? BwrapArgv(l) : std::vector<std::string>{options_.interpreter};
     spec.argv.insert(spec.argv.end(), options_.interpreter_args.begin(), options_.interpreter_args.end());
-    spec.argv.push_back(bwrap ? kProgramInBox : "/dev/fd/3");
-    spec.stdout_cap = lim.output_bytes;
-    spec.stderr_cap = lim.error_bytes;
-    spec.kill_on_output_cap = true;
-    spec.limits.wall_s = lim.wall_s;
-    spec.limits.cpu_s = lim.cpu_s;
-    spec.limits.address_space_bytes = lim.memory_bytes;
-    spec.limits.processes = lim.processes + extra_processes_;
-    spec.limits.open_files = lim.open_files;
-    spec.limits.file_bytes = lim.file_bytes;
+    spec.argv.push_back(l->program_path);
+    SetLimits(&spec);
+    const std::string home = HostFolder() ? l->box->private_dir() : "/tmp";
     spec.env = bwrap ? std::vector<std::string>{kPath}
-                     : std::vector<std::string>{kPath, "HOME=/tmp", "LANG=C.UTF-8"};
+                     : std::vector<std::string>{kPath, "HOME=" + home, "TMPDIR=" + home, "LANG=C.UTF-8"};
     // The "unshare" level goes to its own /tmp once it is mounted.
-    spec.cwd = bwrap || level_ == SandboxLevel::kUnshare ? "" : "/tmp";
+    spec.cwd = HostFolder() ? l->box->private_dir() : "";
     // bwrap has --die-with-parent; the others die with evalrun by this
     // (the grading thread waits for the run, so it outlives the child).
     if (!bwrap) spec.parent_death_signal = SIGKILL;
@@ -205,30 +293,35 @@ class RealSandbox : public CodeSandbox {
       spec.child_hook = UnshareNamespaces;
       spec.child_hook_arg = &l->plan;
       spec.hook_name = "unshare namespaces";
-    } else if (level_ == SandboxLevel::kSeccomp) {
-      spec.child_hook = InstallSeccompFilter;
-      spec.child_hook_arg = SeccompFilterProgram();
-      spec.hook_name = "seccomp filter";
+    } else if (HostFolder()) {
+      spec.child_hook = BoxHook;
+      spec.child_hook_arg = &l->hooks;
+      spec.hook_name = "Landlock and seccomp filter";
+    }
+    if (l->box->cgroup()) {
+      spec.pre_user_hook = JoinBoxCgroup;
+      spec.pre_user_hook_arg = &l->box->cgroup()->join();
+      spec.pre_user_hook_name = "join control group";
     }
     if (geteuid() == 0) {
-      spec.run_as_uid = l->uid;
-      spec.run_as_gid = l->gid;
+      spec.run_as_uid = l->box->uid();
+      spec.run_as_gid = l->box->gid();
     }
-    return spec;
   }
 
-  // A minimal root: the interpreter's own folders read-only and nothing
-  // else of the host's (no /home, /root, /run, /var, /etc but the loader's
-  // cache, no project or job folder); private /tmp, /dev, /dev/shm, /proc.
-  std::vector<std::string> BwrapArgv(bool status) const {
+  // The minimal root (box_root.h), private /tmp, /dev, /dev/shm and /proc,
+  // the seccomp filter from the last descriptor passed.
+  std::vector<std::string> BwrapArgv(const Launch* l) const {
     std::vector<std::string> argv = {options_.bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
                                      "--die-with-parent", "--new-session"};
-    argv.insert(argv.end(), root_binds_.begin(), root_binds_.end());
+    const std::vector<std::string> binds = BwrapRootArgs(root_);
+    argv.insert(argv.end(), binds.begin(), binds.end());
     argv.insert(argv.end(), {"--size", std::to_string(options_.limits.file_bytes)});
     for (const char* arg : {"--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--size", "1048576", "--tmpfs",
                             "/dev/shm", "--file", "3", kProgramInBox})
       argv.push_back(arg);
-    if (status) argv.insert(argv.end(), {"--json-status-fd", "4"});
+    if (l->status_pipe[1] >= 0) argv.insert(argv.end(), {"--json-status-fd", "4"});
+    argv.insert(argv.end(), {"--seccomp", std::to_string(2 + l->spec.pass_fds.size())});
     for (const char* arg : {"--chdir", "/tmp", "--clearenv", "--setenv", "PATH", kPath + 5, "--setenv", "HOME", "/tmp",
                             "--setenv", "LANG", "C.UTF-8", "--"})
       argv.push_back(arg);
@@ -240,42 +333,26 @@ class RealSandbox : public CodeSandbox {
   ProcessRunner* runner_;
   SandboxLevel level_;
   int extra_processes_;
-  std::vector<std::string> root_binds_;
+  std::vector<RootEntry> root_;
+  LevelSetup setup_;
 };
 
-// bwrap's arguments for the minimal root: /usr and the top-level links or
-// folders of a merged /usr, the loader's cache and the time zone, and the
-// interpreter's own prefix when it lives outside /usr.
-std::vector<std::string> RootBinds(const std::string& interpreter) {
-  std::vector<std::string> binds = {"--ro-bind", "/usr", "/usr"};
-  for (const char* top : {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}) {
-    struct stat st;
-    if (lstat(top, &st) != 0) continue;
-    if (S_ISLNK(st.st_mode)) {
-      char target[4096];
-      ssize_t n = readlink(top, target, sizeof target - 1);
-      if (n > 0) binds.insert(binds.end(), {"--symlink", std::string(target, static_cast<size_t>(n)), top});
-    } else if (S_ISDIR(st.st_mode)) {
-      binds.insert(binds.end(), {"--ro-bind", top, top});
-    }
-  }
-  binds.insert(binds.end(), {"--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache", "--ro-bind-try",
-                             "/etc/localtime", "/etc/localtime"});
-  char real[4096];
-  if (realpath(interpreter.c_str(), real) && std::string(real).rfind("/usr/", 0) != 0) {
-    std::string prefix = real;
-    for (int up = 0; up < 2 && prefix.rfind('/') > 0; ++up) prefix.erase(prefix.rfind('/'));
-    binds.insert(binds.end(), {"--ro-bind", prefix, prefix});
-  }
-  return binds;
+// Why `level` cannot keep its promise on this machine, "" when it can.
+std::string LevelMissing(const SandboxOptions& options, SandboxLevel level) {
+  if (level == SandboxLevel::kNamespaces && options.bwrap.empty()) return "no bwrap given";
+  if (level != SandboxLevel::kRlimits && SeccompFilterProgram() == nullptr)
+    return "no seccomp filter for this architecture";
+  if (level == SandboxLevel::kSeccomp && LandlockAbi() == 0)
+    return "no Landlock in this kernel (or not among its security modules): the file system could not be "
+           "held to the interpreter's files";
+  return "";
 }
 
 // Runs print(1) at `level`: "" when it works, else why not.
 std::string TryLevel(const SandboxOptions& options, ProcessRunner* runner, SandboxLevel level, int tasks) {
-  if (level == SandboxLevel::kNamespaces && options.bwrap.empty()) return "no bwrap given";
-  if (level == SandboxLevel::kSeccomp && SeccompFilterProgram() == nullptr)
-    return "no seccomp filter for this architecture";
-  RealSandbox box(options, runner, level, tasks, RootBinds(options.interpreter));
+  const std::string missing = LevelMissing(options, level);
+  if (!missing.empty()) return missing;
+  RealSandbox box(options, runner, level, tasks);
   SandboxResult r;
   Status st = box.Run("print(1)\n", "", &r);
   if (!st.ok()) return st.message();
@@ -290,6 +367,7 @@ std::string TryLevel(const SandboxOptions& options, ProcessRunner* runner, Sandb
 std::string SandboxProbe::Notes() const {
   std::string notes;
   for (const auto& [level, outcome] : levels) notes += std::string(SandboxLevelName(level)) + ": " + outcome + "\n";
+  if (!containment.empty()) notes += "holds: " + containment + "\n";
   return notes;
 }
 
@@ -300,6 +378,10 @@ Status MakeSandbox(const SandboxOptions& options, ProcessRunner* runner, std::un
   if (access(exe.c_str(), X_OK) != 0)
     return Status::NotFound("sandbox interpreter: " + exe + ": cannot run it: " + strerror(errno));
   const int tasks = geteuid() == 0 ? 0 : CountTasksOfUid(getuid());
+  // As root, orphans of a run (a daemon whose parent ended) become
+  // evalrun's children rather than the machine's init's, so that the end of
+  // the run reaps them (run_box.h) instead of leaving zombies behind.
+  if (geteuid() == 0) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   SandboxProbe found;
   bool taken = false;
   for (SandboxLevel level : AllSandboxLevels()) {
@@ -314,7 +396,9 @@ Status MakeSandbox(const SandboxOptions& options, ProcessRunner* runner, std::un
       taken = outcome.empty();
       if (taken) {
         outcome = "ok";
-        *sandbox = std::make_unique<RealSandbox>(options, runner, level, tasks, RootBinds(options.interpreter));
+        auto box = std::make_unique<RealSandbox>(options, runner, level, tasks);
+        found.containment = box->Containment();
+        *sandbox = std::move(box);
       }
     }
     found.levels.emplace_back(level, outcome);
@@ -334,7 +418,9 @@ Status DescribeInterpreter(const std::string& interpreter, ProcessRunner* runner
   std::string exe;
   EVALRUN_RETURN_IF_ERROR(FindProgram(interpreter, &exe));
   ProcessSpec spec;
-  spec.argv = {exe, "-c", "import platform; print(platform.python_version())"};
+  // -I: nothing of evalrun's working directory, the user's site folder or
+  // PYTHON* variables is imported (a file an answer left there would run).
+  spec.argv = {exe, "-I", "-c", "import platform; print(platform.python_version())"};
   spec.limits.wall_s = 30;
   ProcessResult r;
   EVALRUN_RETURN_IF_ERROR(runner->Run(spec, &r));

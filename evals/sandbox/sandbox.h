@@ -7,67 +7,74 @@
 // Levels (sandbox_level.h), strongest first; MakeSandbox probes them once,
 // from the cap (SandboxOptions::max_level) down, by running `print(1)`
 // through each, keeps the first that works, and says why each stronger one
-// did not (SandboxProbe); level() names it, for results.json and run.json:
+// did not (SandboxProbe); level() names it, for results.json and run.json.
+// Every level shows the program the same files (box_root.h): the
+// interpreter's, read-only, and a private folder to write, nothing else of
+// the host's; every level installs the same seccomp filter
+// (seccomp_filter.h: no sockets, ptrace, signals to other processes,
+// setsid, namespaces, mounts, CLONE_PARENT; System V IPC too where the run
+// has no IPC namespace of its own):
 //   "namespaces"  bubblewrap (SandboxOptions::bwrap) with its own user,
 //                 network, mount, PID, IPC, UTS and cgroup namespaces
-//                 (--unshare-all --disable-userns) and a minimal root: /usr
-//                 and the merged-usr links (/bin, /lib, ...), the loader's
-//                 cache and the time zone, the interpreter's own prefix,
-//                 all read-only, and nothing else of the host's (no /home,
-//                 /root, /run, /var, /etc, project or job folder); private
-//                 /tmp (the working directory, holding the program as
-//                 /tmp/main.py), /dev, /dev/shm and /proc, a new session,
-//                 an empty environment but PATH, HOME=/tmp, LANG, and
-//                 --die-with-parent. No network. When the PID namespace's
-//                 first process ends, the kernel kills every process in
-//                 it: nothing outlives a run, setsid or not.
+//                 (--unshare-all --disable-userns) over the minimal root;
+//                 private /tmp (the working directory, holding the program
+//                 as /tmp/main.py), /dev, /dev/shm and /proc, a new session,
+//                 an empty environment but PATH, HOME=/tmp, LANG, the
+//                 filter through --seccomp, and --die-with-parent;
 //   "unshare"     the same made by evalrun itself (unshare_child.h) where
 //                 bwrap is missing or fails but user namespaces are
 //                 allowed: user, network, mount, PID, IPC and UTS
-//                 namespaces, every mount read-only, a private tmpfs at
-//                 /tmp (the working directory), a new /proc; the program
-//                 is /dev/fd/3. Nothing outlives a run.
-//   "seccomp"     no namespaces: a seccomp filter (seccomp_filter.h: no
-//                 sockets, no ptrace, no signal but to its own group, no
-//                 setsid or setpgid, no namespaces or mounts), the limits,
-//                 a process group that nothing can
-//                 leave and that is killed at the end. The file system is
-//                 the sandbox uid's (world-writable places such as the
-//                 host's /tmp, the working directory, are writable).
-//   "rlimits"     no isolation: the limits and the process group alone.
-//                 Network and the file system are the sandbox uid's; a
-//                 setsid grandchild escapes the kill at the end. Taken only
-//                 with unsafe_exec (`--unsafe-exec`).
+//                 namespaces, the minimal root by pivot_root, every mount
+//                 read-only, a private tmpfs at /tmp (the working
+//                 directory), its own /proc; the program is /dev/fd/3;
+//   "seccomp"     no namespaces: Landlock (landlock_rules.h: read the
+//                 interpreter's files, write the private folder, no /proc,
+//                 no signal or TCP outside), the filter, a private folder
+//                 made for the run under /tmp (its working directory, HOME
+//                 and TMPDIR, holding the program as main.py). Needs
+//                 Landlock: without it the level is not taken, and the
+//                 probe says why;
+//   "rlimits"     the same as far as the machine has Landlock and the
+//                 filter, and the limits: it promises no isolation. Taken
+//                 only with unsafe_exec (`--unsafe-exec`).
 // The first three are taken without asking. When none of them works and
 // unsafe_exec is not set, MakeSandbox refuses (Unavailable, naming each
 // level and why it failed).
+//
+// Nothing of a run outlives it (run_box.h): each run has a control group
+// where evalrun can make one (box_cgroup.h: memory on the whole run, memory
+// files and children included, processes, one processor's CPU time), which
+// the run's first process joins before it starts the program; at its end
+// every process of the group is killed, as root every process of its uid
+// too (a daemon that left the session and the group), evalrun reaps the
+// orphans (as root it is a child subreaper), removes the uid's System V
+// objects, the private folder and the group. Where no control group holds
+// the CPU share, runs are made one at a time, so that one answer's
+// processes never slow a neighbour into a time limit.
 //
 // Limits (SandboxLimits), on every process of the sandbox: CPU time
 // (RLIMIT_CPU), address space (RLIMIT_AS: an 8 GB allocation fails with
 // MemoryError), processes (RLIMIT_NPROC), open files, file size, output
 // size (stdout beyond output_bytes: the run is killed, output_capped);
-// wall time for the whole run. Found as root (here and in CI), the kernel
-// exempts uid 0 from RLIMIT_NPROC, so each run's code runs as a uid of its
-// own (sandbox_uids.h: leased per run, never shared with a run beside it,
-// in this or another evalrun process): bwrap then runs unprivileged and
-// makes a user namespace (which needs unprivileged user namespaces:
-// /proc/sys/user/max_user_namespaces > 0), and RLIMIT_NPROC binds that run
-// alone, so one answer's fork bomb cannot starve another's start, and
-// another run's processes cannot be signalled, traced or read. Not root,
-// the code runs as evalrun's user, `processes` is added to the tasks that
-// user had at the probe, and the levels without a user namespace (seccomp,
-// rlimits) run one at a time. Every run is fresh: one process tree, one
-// program, gone at its end.
+// wall time for the whole run; the whole run's memory (the control group).
+// As root, each run's code runs as a uid of its own (sandbox_uids.h: leased
+// per run, never shared with a run beside it, in this or another evalrun
+// process): the kernel exempts uid 0 from RLIMIT_NPROC, bwrap then runs
+// unprivileged and makes a user namespace (which needs unprivileged user
+// namespaces: /proc/sys/user/max_user_namespaces > 0), RLIMIT_NPROC binds
+// that run alone, and another run's processes cannot be signalled, traced
+// or read. Not root, the code runs as evalrun's user, `processes` is added
+// to the tasks that user had at the probe, and the levels without a user
+// namespace (seccomp, rlimits) run one at a time. Every run is fresh: one
+// process tree, one program, gone at its end.
 //
-// Found when this was written (Debian 12, kernel 6.18, evalrun as root in a
-// container, bubblewrap 0.8.0): bwrap as root makes every namespace without
-// a user namespace, but then the code is uid 0 and RLIMIT_NPROC does not
-// bind it (a fork bomb would run to the wall limit); as uid 65534 bwrap
-// makes a user namespace (max_user_namespaces 96362) and the fork bomb stops
-// at `processes`; "unshare" works there too (mount_setattr needs Linux
-// 5.12). Docker's default seccomp profile refuses unshare and clone with
-// namespace flags to a process without CAP_SYS_ADMIN, so a CI container
-// like that gets "seccomp" (a filter inside Docker's is allowed).
+// Found when this was written (Debian 12, kernel 6.18 with Landlock ABI 7,
+// cgroup v1 with a v2 mount, evalrun as root in a container, bubblewrap
+// 0.8.0): every level can be made; bwrap as root would make every
+// namespace without a user namespace, with the code as uid 0, so it runs
+// as the leased uid. Docker's default seccomp profile refuses unshare and
+// clone with namespace flags to a process without CAP_SYS_ADMIN, so a CI
+// container like that gets "seccomp" (a filter inside Docker's is allowed).
 //
 // Errors (Status) are the sandbox failing to start, never a verdict on the
 // code: the interpreter missing, bwrap's setup failing (it did not report a
@@ -110,6 +117,8 @@ struct SandboxLimits {
   double wall_s = 10;                     // the whole run
   double cpu_s = 10;                      // each process (whole seconds, rounded up)
   uint64_t memory_bytes = 2ull << 30;     // address space of each process
+  uint64_t total_memory_bytes = 0;        // the whole run (every process, memory files, shared
+                                          // memory) where a control group holds it; 0: memory_bytes
   int processes = 64;                     // processes and threads of the sandbox uid
   int open_files = 64;
   uint64_t file_bytes = 16ull << 20;      // one file's size; also the /tmp tmpfs's size
@@ -156,7 +165,11 @@ class CodeSandbox {
 // unsafe_exec", or what failed).
 struct SandboxProbe {
   std::vector<std::pair<SandboxLevel, std::string>> levels;
-  // One line per level: "namespaces: no bwrap given\nunshare: ok\n".
+  // What the level taken holds on this machine: "a uid of its own per run;
+  // seccomp filter; Landlock ABI 7; cgroup v1 memory,pids,cpu; v2 kill".
+  std::string containment;
+  // One line per level: "namespaces: no bwrap given\nunshare: ok\n", then
+  // "holds: " and the containment.
   std::string Notes() const;
 };
 

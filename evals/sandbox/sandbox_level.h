@@ -1,20 +1,21 @@
 // The code sandbox's levels of containment (evals/sandbox/sandbox.h), their
 // names as results.json and run.json record them, and which of them
-// isolate. Strongest first:
+// isolate. Strongest first; each shows the program the interpreter's files
+// alone (box_root.h) and installs the same seccomp filter:
 //   "namespaces"  bubblewrap's user, network, mount, PID, IPC, UTS and
-//                 cgroup namespaces over a minimal read-only root (the
-//                 interpreter's folders, nothing else of the host's), a
+//                 cgroup namespaces over the minimal read-only root, a
 //                 private tmpfs at /tmp;
 //   "unshare"     namespaces made by evalrun itself (unshare_child.h)
 //                 where bubblewrap is missing or fails: user, network,
-//                 mount, PID, IPC, UTS; / read-only, a tmpfs at /tmp, a new
-//                 /proc;
-//   "seccomp"     no namespaces: a seccomp filter (seccomp_filter.h: no
-//                 sockets, no ptrace, no signal but to its own group, no
-//                 setsid/setpgid, no namespaces or mounts, no io_uring,
-//                 ...), the rlimits, a process group;
-//   "rlimits"     the rlimits and a process group only: no isolation.
-// Every level has the rlimits and the process group's kill at the end.
+//                 mount, PID, IPC, UTS; the same minimal root by
+//                 pivot_root, read-only, a tmpfs at /tmp, its own /proc;
+//   "seccomp"     no namespaces: Landlock over the same files and a private
+//                 folder, the filter (System V IPC refused too), the
+//                 rlimits, a process group;
+//   "rlimits"     the rlimits and a process group, with Landlock and the
+//                 filter where the machine has them: no isolation promised.
+// Every level has the rlimits, a control group where one can be made, and
+// the end of every process of the run (sandbox.h).
 // The first three isolate and are taken without asking; "rlimits" is taken
 // only with `--unsafe-exec` (or the card's `unsafe_exec`).
 //

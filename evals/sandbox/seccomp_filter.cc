@@ -35,7 +35,7 @@ constexpr unsigned kNamespaceFlags = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC |
 const std::vector<long>& RefusedCalls() {
   static const std::vector<long> calls = {
     SYS_socket, SYS_setsid, SYS_setpgid, SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_tkill,
-    SYS_kcmp,
+    SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo, SYS_kcmp,
 #ifdef SYS_pidfd_open
     SYS_pidfd_open, SYS_pidfd_send_signal, SYS_pidfd_getfd,
 #endif
@@ -59,12 +59,31 @@ const std::vector<long>& RefusedCalls() {
   return calls;
 }
 
+// System V IPC: refused where the run shares the host's IPC namespace.
+const std::vector<long>& SysvIpcCalls() {
+  static const std::vector<long> calls = {SYS_shmget, SYS_shmat,  SYS_shmctl, SYS_shmdt,  SYS_semget,
+                                          SYS_semop,  SYS_semctl, SYS_msgget, SYS_msgsnd, SYS_msgrcv,
+                                          SYS_msgctl,
+#ifdef SYS_semtimedop
+                                          SYS_semtimedop,
+#endif
+  };
+  return calls;
+}
+
 sock_filter Stmt(unsigned short code, unsigned k) { return BPF_STMT(code, k); }
 sock_filter Jump(unsigned short code, unsigned k, unsigned char jt, unsigned char jf) {
   return BPF_JUMP(code, k, jt, jf);
 }
 
-std::vector<sock_filter> BuildFilter() {
+void RefuseEach(const std::vector<long>& calls, std::vector<sock_filter>* f) {
+  for (long nr : calls) {
+    f->push_back(Jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<unsigned>(nr), 0, 1));
+    f->push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
+  }
+}
+
+std::vector<sock_filter> BuildFilter(SysvIpc ipc) {
   std::vector<sock_filter> f;
   f.push_back(Stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
   f.push_back(Jump(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0));
@@ -81,18 +100,17 @@ std::vector<sock_filter> BuildFilter() {
   f.push_back(Jump(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
   f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
   f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
-  for (long nr : RefusedCalls()) {
-    f.push_back(Jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<unsigned>(nr), 0, 1));
-    f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
-  }
+  RefuseEach(RefusedCalls(), &f);
+  if (ipc == SysvIpc::kRefuseSysvIpc) RefuseEach(SysvIpcCalls(), &f);
 #ifdef SYS_clone3
   f.push_back(Jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1));
   f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)));
 #endif
-  // clone with a namespace flag in its first argument's low word (little endian).
+  // clone with a namespace flag or CLONE_PARENT in its first argument's low
+  // word (little endian).
   f.push_back(Jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 3));
   f.push_back(Stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[0])));
-  f.push_back(Jump(BPF_JMP | BPF_JSET | BPF_K, kNamespaceFlags, 0, 1));
+  f.push_back(Jump(BPF_JMP | BPF_JSET | BPF_K, kNamespaceFlags | CLONE_PARENT, 0, 1));
   f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
   f.push_back(Stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
   return f;
@@ -100,12 +118,21 @@ std::vector<sock_filter> BuildFilter() {
 
 }  // namespace
 
-const void* SeccompFilterProgram() {
+const void* SeccompFilterProgram(SysvIpc ipc) {
   if (!kKnownArch) return nullptr;
-  static const std::vector<sock_filter> filter = BuildFilter();
-  static const sock_fprog program = {static_cast<unsigned short>(filter.size()),
-                                     const_cast<sock_filter*>(filter.data())};
-  return &program;
+  static const std::vector<sock_filter> allow = BuildFilter(SysvIpc::kAllowSysvIpc);
+  static const std::vector<sock_filter> refuse = BuildFilter(SysvIpc::kRefuseSysvIpc);
+  static const sock_fprog allow_program = {static_cast<unsigned short>(allow.size()),
+                                           const_cast<sock_filter*>(allow.data())};
+  static const sock_fprog refuse_program = {static_cast<unsigned short>(refuse.size()),
+                                            const_cast<sock_filter*>(refuse.data())};
+  return ipc == SysvIpc::kAllowSysvIpc ? &allow_program : &refuse_program;
+}
+
+std::string SeccompFilterBytes(SysvIpc ipc) {
+  const auto* program = static_cast<const sock_fprog*>(SeccompFilterProgram(ipc));
+  if (program == nullptr) return "";
+  return std::string(reinterpret_cast<const char*>(program->filter), program->len * sizeof(sock_filter));
 }
 
 int InstallSeccompFilter(const void* program) {

@@ -5,11 +5,17 @@
 // rlimits and uid change, before exec:
 //   1. unshare(user, mount, network, PID, IPC, UTS); the uid and gid map
 //      the child's own ids to themselves (so the code is not root inside);
-//   2. every mount made private, then read-only, recursively
-//      (mount_setattr, Linux 5.12); a tmpfs of `tmpfs_bytes` at /tmp;
+//   2. the minimal root (box_root.h), the same as the "namespaces" level's:
+//      a tmpfs holding bind mounts of the interpreter's files, the
+//      merged-usr links, the devices (box_root.h BoxDevices) and /dev/fd;
 //   3. fork: the new child is the PID namespace's first process. It gets
-//      SIGKILL when its parent dies, mounts a /proc of its namespace, goes
-//      to /tmp and returns from the hook to exec the program;
+//      SIGKILL when its parent dies, mounts a /proc of its namespace in the
+//      new root, pivot_root()s into it (the host's root detached), makes
+//      every mount read-only (mount_setattr, Linux 5.12), mounts a private
+//      tmpfs of `tmpfs_bytes` at /tmp and a small one at /dev/shm, goes to
+//      /tmp, installs the seccomp filter (seccomp_filter.h, System V IPC
+//      allowed: the run has its own IPC namespace) and returns from the hook
+//      to exec the program;
 //   4. the parent (the process the runner started, still outside the PID
 //      namespace) closes every descriptor, waits for that child and ends
 //      the same way it did (its exit status, or its signal raised again).
@@ -22,7 +28,8 @@
 // Errors: the hook returns the errno value of the step that failed (the
 // runner fails the start as Unavailable naming "unshare namespaces"): EPERM
 // or EINVAL where user namespaces are not allowed, ENOSYS for
-// mount_setattr on kernels before 5.12.
+// mount_setattr on kernels before 5.12, ENAMETOOLONG for a root entry whose
+// path does not fit the plan.
 //
 // Thread-safety: MakeUnsharePlan runs before fork; the hook is
 // async-signal-safe and reads only its plan.
@@ -30,19 +37,35 @@
 #define EVALRUN_EVALS_SANDBOX_UNSHARE_CHILD_H_
 
 #include <cstdint>
+#include <vector>
+
+#include "evals/sandbox/box_root.h"
 
 namespace evalrun {
+
+// One step of the minimal root, formatted before fork.
+struct UnshareRootStep {
+  RootEntry::Kind kind = RootEntry::kDir;  // kFile also for a device
+  char path[256] = {0};
+  char target[256] = {0};  // kSymlink
+};
 
 // What the hook writes, formatted before fork.
 struct UnsharePlan {
   char uid_map[48] = {0};   // "65534 65534 1"
   char gid_map[48] = {0};
   char tmpfs_options[64] = {0};  // "size=268435456,mode=1777"
+  static constexpr int kMaxSteps = 32;
+  UnshareRootStep steps[kMaxSteps];
+  int step_count = 0;
+  bool too_long = false;             // an entry did not fit: the hook fails
+  const void* seccomp = nullptr;     // the filter (SeccompFilterProgram), null: none
 };
 
 // `uid`, `gid`: the ids the child has when the hook runs (after the
-// runner's uid change).
-UnsharePlan MakeUnsharePlan(int uid, int gid, uint64_t tmpfs_bytes);
+// runner's uid change); `root`: the minimal root's entries.
+UnsharePlan MakeUnsharePlan(int uid, int gid, uint64_t tmpfs_bytes, const std::vector<RootEntry>& root,
+                            const void* seccomp);
 
 // A ChildHook; `plan` is an UnsharePlan*.
 int UnshareNamespaces(const void* plan);

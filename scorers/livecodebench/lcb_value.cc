@@ -19,9 +19,49 @@ std::string NormalizedInt(std::string_view text) {
   return (negative ? "-" : "") + std::string(text.substr(first));
 }
 
+// json.loads keeps every integer exactly, of any length, where a JSON
+// library's parser turns one too long for 64 bits into a double (and fails
+// with "number overflow" beyond 1e308). Each integer literal of more than 18
+// digits is set aside here, in the order of the document's numbers, and
+// parsed as 0; the builder takes its digits back by that order.
+// `numbers` gets one entry per number token: the literal, or "" when the
+// token is parsed as it is.
+std::string SetLongIntegersAside(std::string_view json, std::vector<std::string>* numbers) {
+  std::string out;
+  out.reserve(json.size());
+  bool in_string = false;
+  for (size_t i = 0; i < json.size();) {
+    const char c = json[i];
+    if (in_string || c == '"') {
+      const bool escape = in_string && c == '\\' && i + 1 < json.size();
+      if (c == '"') in_string = !in_string;
+      out.append(json.substr(i, escape ? 2 : 1));
+      i += escape ? 2 : 1;
+      continue;
+    }
+    if (c != '-' && (c < '0' || c > '9')) {
+      out.push_back(c);
+      ++i;
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < json.size() && std::string_view("0123456789.eE+-").find(json[end]) != std::string_view::npos) ++end;
+    const std::string_view token = json.substr(i, end - i);
+    const std::string_view digits = token.substr(c == '-' ? 1 : 0);
+    const bool long_integer = digits.size() > 18 && digits[0] != '0' &&
+                              digits.find_first_not_of("0123456789") == std::string_view::npos;
+    numbers->push_back(long_integer ? std::string(token) : std::string());
+    out.append(long_integer ? std::string_view("0") : token);
+    i = end;
+  }
+  return out;
+}
+
 // json.loads into PyValues: integers of any size kept as text.
 class ExpectedBuilder : public nlohmann::json_sax<nlohmann::json> {
  public:
+  explicit ExpectedBuilder(std::vector<std::string> numbers) : numbers_(std::move(numbers)) {}
+
   PyValue root;
 
   bool null() override { return Put(PyValue{}); }
@@ -31,10 +71,10 @@ class ExpectedBuilder : public nlohmann::json_sax<nlohmann::json> {
     v.boolean = b;
     return Put(std::move(v));
   }
-  bool number_integer(number_integer_t n) override { return Int(std::to_string(n)); }
-  bool number_unsigned(number_unsigned_t n) override { return Int(std::to_string(n)); }
-  bool number_float(number_float_t x, const string_t& s) override {
-    if (s.find_first_of(".eE") == std::string::npos) return Int(s);  // too big for 64 bits
+  bool number_integer(number_integer_t n) override { return Int(SetAside(std::to_string(n))); }
+  bool number_unsigned(number_unsigned_t n) override { return Int(SetAside(std::to_string(n))); }
+  bool number_float(number_float_t x, const string_t&) override {
+    SetAside("");
     PyValue v;
     v.kind = PyValue::kFloat;
     v.number = x;
@@ -65,6 +105,11 @@ class ExpectedBuilder : public nlohmann::json_sax<nlohmann::json> {
   const std::string& error() const { return error_; }
 
  private:
+  // The literal set aside for this number token, else `parsed`.
+  std::string SetAside(std::string parsed) {
+    const size_t k = next_number_++;
+    return k < numbers_.size() && !numbers_[k].empty() ? numbers_[k] : parsed;
+  }
   bool Int(const std::string& text) {
     PyValue v;
     v.kind = PyValue::kInt;
@@ -94,6 +139,8 @@ class ExpectedBuilder : public nlohmann::json_sax<nlohmann::json> {
   }
   std::vector<PyValue*> stack_;
   std::string error_;
+  std::vector<std::string> numbers_;
+  size_t next_number_ = 0;
 };
 
 Status DecodeTyped(const nlohmann::json& t, int depth, PyValue* out);
@@ -195,8 +242,10 @@ Status DecodeTyped(const nlohmann::json& t, int depth, PyValue* out) {
 }  // namespace
 
 Status ParseExpectedValue(std::string_view json_text, PyValue* out) {
-  ExpectedBuilder builder;
-  if (!nlohmann::json::sax_parse(json_text.begin(), json_text.end(), &builder))
+  std::vector<std::string> numbers;
+  const std::string text = SetLongIntegersAside(json_text, &numbers);
+  ExpectedBuilder builder(std::move(numbers));
+  if (!nlohmann::json::sax_parse(text.begin(), text.end(), &builder))
     return Status::InvalidInput("not JSON: " + builder.error());
   *out = std::move(builder.root);
   return Status::Ok();

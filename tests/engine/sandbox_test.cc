@@ -1,10 +1,12 @@
 // The code sandbox (evals/sandbox/sandbox.h), real, with python3 programs,
 // at each level (capped with SandboxOptions::max_level): network, writes
-// outside /tmp, a fork bomb, 8 GB, endless output, a setsid grandchild, a
-// normal program, a sandbox that does not start; each level asserts what it
-// promises (and, where it promises nothing, the documented leak). The probe:
-// the refusal without an isolating level and without unsafe_exec, the
-// fallback from a bwrap that fails, the notes; the interpreter recorded.
+// outside its own folder, a fork bomb, 8 GB, endless output, a setsid
+// grandchild, a normal program, a sandbox that does not start; each level
+// asserts what it promises (and, where it promises nothing, the documented
+// leak). The probe: the refusal without an isolating level and without
+// unsafe_exec, the fallback from a bwrap that fails, the notes; the
+// interpreter recorded, with nothing imported from the working directory.
+// A run's control group and the end of a uid's processes.
 #include "evals/sandbox/sandbox.h"
 
 #include <arpa/inet.h>
@@ -24,6 +26,11 @@
 
 #include <gtest/gtest.h>
 
+#include "evals/sandbox/box_cgroup.h"
+#include "evals/sandbox/box_cleanup.h"
+#include "evals/sandbox/landlock_rules.h"
+#include "evals/sandbox/sandbox_uids.h"
+#include "evals/sandbox/seccomp_filter.h"
 #include "tests/support/temp_dir.h"
 
 namespace evalrun {
@@ -66,9 +73,12 @@ SandboxOptions TestOptions() {
   return o;
 }
 
-// What each level promises (sandbox.h).
-bool IsolatesFiles(SandboxLevel l) { return l == SandboxLevel::kNamespaces || l == SandboxLevel::kUnshare; }
-bool HasNetNamespace(SandboxLevel l) { return IsolatesFiles(l); }
+// What each level promises (sandbox.h): the file system held to the
+// interpreter's files by namespaces or Landlock ("rlimits" where the kernel
+// has Landlock), no socket where the seccomp filter is installed (every
+// level where the architecture has one).
+bool IsolatesFiles(SandboxLevel l) { return l != SandboxLevel::kRlimits || LandlockAbi() > 0; }
+bool RefusesSockets() { return SeccompFilterProgram() != nullptr; }
 
 // Every level, capped to it (rlimits with unsafe_exec). A level this
 // machine cannot make is skipped, with the probe's reason asserted first.
@@ -152,15 +162,14 @@ TEST_P(SandboxLevelCase, NetworkIsBlockedWhereTheLevelPromisesIt) {
       "    print('blocked')\n");
   EXPECT_TRUE(r.process.ok()) << r.process.stderr_text;
   const int reached = accept(listener, nullptr, nullptr);
-  if (HasNetNamespace(GetParam())) {
-    // The sandbox's own loopback: nothing of the host's is reachable.
-    EXPECT_EQ(r.process.stdout_text, "blocked\n");
+  if (RefusesSockets()) {
+    EXPECT_EQ(r.process.stdout_text, "no socket EPERM\n");  // the filter refuses socket() at every level
     EXPECT_LT(reached, 0);
-  } else if (GetParam() == SandboxLevel::kSeccomp) {
-    EXPECT_EQ(r.process.stdout_text, "no socket EPERM\n");  // the filter refuses socket()
+  } else if (GetParam() != SandboxLevel::kRlimits) {
+    EXPECT_EQ(r.process.stdout_text, "blocked\n");  // the sandbox's own loopback
     EXPECT_LT(reached, 0);
   } else {
-    EXPECT_EQ(r.process.stdout_text, "connected\n");  // rlimits: no isolation, as documented
+    EXPECT_EQ(r.process.stdout_text, "connected\n");  // rlimits without a filter: as documented
     EXPECT_GE(reached, 0);
   }
   if (reached >= 0) close(reached);
@@ -183,16 +192,20 @@ TEST_P(SandboxLevelCase, WritesOutsideItsTmpfsFailWhereTheLevelPromisesIt) {
       "    except OSError as e:\n"
       "        print('refused', path, errno.errorcode[e.errno])\n");
   EXPECT_TRUE(r.process.ok()) << r.process.stderr_text;
-  if (IsolatesFiles(GetParam())) {
-    // namespaces: the host's /var is not there at all; unshare: read-only.
-    const char* why = GetParam() == SandboxLevel::kNamespaces ? " ENOENT\n" : " EROFS\n";
-    EXPECT_EQ(r.process.stdout_text, "refused " + target + why + "wrote " + inside + "\n");
-    EXPECT_NE(access(target.c_str(), F_OK), 0);
-    EXPECT_NE(access(inside.c_str(), F_OK), 0);  // the tmpfs was the sandbox's own
+  const SandboxLevel l = GetParam();
+  if (l == SandboxLevel::kNamespaces || l == SandboxLevel::kUnshare) {
+    // The minimal root has no /var at all; /tmp is the run's own tmpfs.
+    EXPECT_EQ(r.process.stdout_text, "refused " + target + " ENOENT\nwrote " + inside + "\n");
+  } else if (IsolatesFiles(l)) {
+    // Landlock: only the run's private folder is writable, not the host's /tmp.
+    EXPECT_EQ(r.process.stdout_text, "refused " + target + " EACCES\nrefused " + inside + " EACCES\n");
   } else {
-    // seccomp and rlimits: the file system is the sandbox uid's (sandbox.h).
+    // rlimits without Landlock: the file system is the sandbox uid's.
     EXPECT_EQ(r.process.stdout_text, "wrote " + target + "\nwrote " + inside + "\n");
-    EXPECT_EQ(access(target.c_str(), F_OK), 0);
+  }
+  if (IsolatesFiles(l)) {
+    EXPECT_NE(access(target.c_str(), F_OK), 0);
+    EXPECT_NE(access(inside.c_str(), F_OK), 0);
   }
   unlink(inside.c_str());
 }
@@ -253,10 +266,9 @@ TEST_P(SandboxLevelCase, EndlessOutputIsCappedAndKilled) {
 }
 
 // A child that tries setsid(), then outlives the program (its outputs on
-// /dev/null). Namespaces: the session is made and the PID namespace's end
-// kills it; seccomp: setsid is refused and the group's kill takes it;
-// rlimits (which a setsid child escapes, as documented) tries no setsid,
-// and the group's kill takes it.
+// /dev/null). The filter refuses setsid at every level; the run's end
+// (its PID namespace, its control group, the kill of its uid) takes the
+// child. rlimits, where no filter may be, tries no setsid.
 TEST_P(SandboxLevelCase, SetsidGrandchildIsKilledAtTheEnd) {
   const std::string grandchild = Marker() + "_grandchild";
   const bool try_setsid = GetParam() != SandboxLevel::kRlimits;
@@ -283,7 +295,7 @@ TEST_P(SandboxLevelCase, SetsidGrandchildIsKilledAtTheEnd) {
   done = true;
   watcher.join();
   EXPECT_TRUE(r.process.ok()) << r.process.stderr_text;
-  const std::string child_line = GetParam() == SandboxLevel::kSeccomp ? "setsid refused EPERM\n" : "child ok\n";
+  const std::string child_line = try_setsid ? "setsid refused EPERM\n" : "child ok\n";
   EXPECT_EQ(r.process.stdout_text, child_line + "parent done\n");
   EXPECT_TRUE(seen) << "the grandchild never showed in the host's /proc";
   EXPECT_TRUE(NoneLeft(grandchild));
@@ -386,6 +398,25 @@ TEST(SandboxProbeTest, InterpreterPathAndVersion) {
   EXPECT_TRUE(std::regex_match(info.version, std::regex(R"(3\.\d+\.\d+)"))) << info.version;
   EXPECT_EQ(DescribeInterpreter("evalrun-no-such-python", RealProcessRunner::Default(), &info).code(),
             Status::Code::kNotFound);
+}
+
+// A platform.py in evalrun's working directory (where an answer at a weak
+// level could have left one) is never imported: Python runs with -I.
+TEST(SandboxProbeTest, DescribingTheInterpreterImportsNothingFromTheWorkingDirectory) {
+  const testing::TempDir dir("evalrun-describe", "/var/tmp");
+  ASSERT_FALSE(dir.path().empty());
+  const std::string ran = dir.path() + "/ran";
+  std::ofstream(dir.path() + "/platform.py") << "open('" << ran << "', 'w').write('x')\n"
+                                             << "def python_version():\n    return '0.0.0'\n";
+  char old[4096];
+  ASSERT_NE(getcwd(old, sizeof old), nullptr);
+  ASSERT_EQ(chdir(dir.path().c_str()), 0);
+  InterpreterInfo info;
+  Status st = DescribeInterpreter("/usr/bin/python3", RealProcessRunner::Default(), &info);
+  ASSERT_EQ(chdir(old), 0);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_NE(info.version, "0.0.0");
+  EXPECT_NE(access(ran.c_str(), F_OK), 0) << "platform.py from the working directory ran";
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace evalrun::testing {
 std::string LcbFixtureDir() { return FixturePath("livecodebench/"); }
 
 Status LcbFixtureProblems(std::map<std::string, LcbTestCases>* out) {
-  for (const char* f : {"test.jsonl", "test2.jsonl"}) {
+  for (const char* f : {"test.jsonl", "test2.jsonl", "test3.jsonl"}) {
     EVALRUN_RETURN_IF_ERROR(ReadLcbFile(LcbFixtureDir() + f, f, {}, [&](LcbProblem&& p) {
       LcbTestCases& t = (*out)[p.question_id];
       for (const auto* list : {&p.public_tests, &p.private_tests})

@@ -17,7 +17,7 @@ namespace evalrun::testing {
 
 // The folder, with a trailing '/'.
 std::string LcbFixtureDir();
-// question_id -> its tests, from test.jsonl and test2.jsonl.
+// question_id -> its tests, from test.jsonl, test2.jsonl and test3.jsonl.
 Status LcbFixtureProblems(std::map<std::string, LcbTestCases>* out);
 // The lines of an answers file of the folder ("answers.jsonl"); throws
 // std::runtime_error naming the file and line when one is not JSON.

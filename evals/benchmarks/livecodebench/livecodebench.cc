@@ -137,13 +137,15 @@ class LiveCodeBenchPart : public Part {
                             {"unsafe_exec", unsafe},
                             {"max_level", cfg.String("sandbox_max_level")},
                             {"probe", levels},
+                            {"holds", probe.containment},
                             {"interpreter", {{"path", interp.path}, {"version", interp.version}}}};
     std::string weaker;
     for (const auto& [level, outcome] : probe.levels)
       if (outcome != "ok") weaker += std::string("; ") + SandboxLevelName(level) + ": " + outcome;
     out->notes.push_back("grading in the sandbox at level \"" + sandbox_->level() + "\" with " + interp.path +
                          " (Python " + interp.version + ")" +
-                         (sandbox_->level() == "rlimits" ? "; NO ISOLATION (--unsafe-exec)" : "") + weaker);
+                         (sandbox_->level() == "rlimits" ? "; NO ISOLATION (--unsafe-exec)" : "") + weaker +
+                         "; holds: " + probe.containment);
     return Status::Ok();
   }
 

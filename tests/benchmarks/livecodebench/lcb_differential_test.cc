@@ -7,10 +7,15 @@
 // exactly the answers marked as official false negatives and agrees with
 // the official everywhere else.
 //
-// Runs the harness with Debian's python3 (/usr/bin/python3, the official
-// verdicts were recorded with it; else python3 on PATH) through
-// PlainPythonRunner, answers in parallel; the time-limit and overall-limit cases make each
-// profile take 10 to 40 s (the latter on a loaded machine).
+// The official profile's parity runs at every sandbox level this machine
+// offers, the default (namespaces) first, and with the plain runner (no
+// sandbox): what an answer may read and start differs between the levels,
+// its verdict must not (NumPy needs the libraries behind /etc/alternatives,
+// big integers the exact comparison). A level the machine cannot make is
+// skipped with the probe's reasons. The harness runs with Debian's python3
+// (/usr/bin/python3, the official verdicts were recorded with it; else
+// python3 on PATH), answers in parallel; the time-limit and overall-limit
+// cases make each run take 10 to 40 s (the latter on a loaded machine).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -21,9 +26,11 @@
 #include <nlohmann/json.hpp>
 
 #include "evals/base/sha256.h"
+#include "evals/sandbox/sandbox.h"
 #include "scorers/livecodebench/lcb_grade.h"
 #include "scorers/livecodebench/lcb_plain_runner.h"
 #include "scorers/livecodebench/lcb_prompt.h"
+#include "scorers/livecodebench/lcb_sandbox_runner.h"
 #include "scorers/livecodebench/lcb_verdict.h"
 #include "tests/support/lcb_fixtures.h"
 #include "tests/support/run_binary.h"
@@ -52,10 +59,10 @@ std::vector<int> OfficialResults(const nlohmann::json& v) {
   return out;
 }
 
-// Grades every answer with `profile`, 8 at a time.
-std::vector<LcbGrade> GradeAll(const std::vector<nlohmann::json>& answers, LcbProfile profile, int timeout_s) {
+// Grades every answer with `profile` through `runner`, 8 at a time.
+std::vector<LcbGrade> GradeAll(const std::vector<nlohmann::json>& answers, LcbProfile profile, int timeout_s,
+                               const LcbRunner& runner = PlainPythonRunner(Python())) {
   const auto problems = Problems();
-  const LcbRunner runner = PlainPythonRunner(Python());
   std::vector<LcbGrade> grades(answers.size());
   for (size_t start = 0; start < answers.size(); start += 8) {
     std::vector<std::future<void>> batch;
@@ -71,14 +78,16 @@ std::vector<LcbGrade> GradeAll(const std::vector<nlohmann::json>& answers, LcbPr
   return grades;
 }
 
-// Grades `answers_file` with the official profile and checks every verdict
-// against the official grader's (`verdicts_file`); counts the failure kinds.
-std::map<std::string, int> ExpectOfficialVerdicts(const std::string& answers_file, const std::string& verdicts_file) {
+// Grades `answers_file` with the official profile through `runner` and
+// checks every verdict against the official grader's (`verdicts_file`);
+// counts the failure kinds.
+std::map<std::string, int> ExpectOfficialVerdicts(const std::string& answers_file, const std::string& verdicts_file,
+                                                  const LcbRunner& runner) {
   const nlohmann::json official = nlohmann::json::parse(testing::ReadFile(kDir + verdicts_file));
   const std::vector<nlohmann::json> answers = Answers(answers_file);
   EXPECT_EQ(official["verdicts"].size(), answers.size());
   if (official["verdicts"].size() != answers.size()) return {};
-  const std::vector<LcbGrade> grades = GradeAll(answers, LcbProfile::kOfficial, official["timeout"].get<int>());
+  const std::vector<LcbGrade> grades = GradeAll(answers, LcbProfile::kOfficial, official["timeout"].get<int>(), runner);
   std::map<std::string, int> kinds;
   int passed = 0;
   for (size_t i = 0; i < answers.size(); ++i) {
@@ -101,8 +110,26 @@ std::map<std::string, int> ExpectOfficialVerdicts(const std::string& answers_fil
   return kinds;
 }
 
-TEST(LcbDifferentialTest, OfficialProfileMatchesTheOfficialGraderVerdictForVerdict) {
-  std::map<std::string, int> kinds = ExpectOfficialVerdicts("answers.jsonl", "official_verdicts.json");
+// The parity runs: "plain" (no sandbox), then each sandbox level.
+class LcbParity : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "plain") return;
+    SandboxLevel level;
+    ASSERT_TRUE(ParseSandboxLevel(GetParam(), &level));
+    SandboxOptions o = LcbSandboxOptions(Python(), level == SandboxLevel::kRlimits);
+    o.max_level = level;
+    SandboxProbe probe;
+    ASSERT_TRUE(MakeSandbox(o, RealProcessRunner::Default(), &box_, &probe).ok()) << probe.Notes();
+    if (box_->level() != GetParam()) GTEST_SKIP() << GetParam() << " cannot be made here:\n" << probe.Notes();
+  }
+  LcbRunner Runner() const { return box_ ? SandboxLcbRunner(box_.get()) : PlainPythonRunner(Python()); }
+
+  std::unique_ptr<CodeSandbox> box_;
+};
+
+TEST_P(LcbParity, OfficialProfileMatchesTheOfficialGraderVerdictForVerdict) {
+  std::map<std::string, int> kinds = ExpectOfficialVerdicts("answers.jsonl", "official_verdicts.json", Runner());
   // Every failure kind but cut_off (a property of the response) is covered.
   for (const char* k : {"wrong_answer", "time_limit", "runtime_error", "compile_error", "no_code"})
     EXPECT_GT(kinds[k], 0) << k;
@@ -110,13 +137,31 @@ TEST(LcbDifferentialTest, OfficialProfileMatchesTheOfficialGraderVerdictForVerdi
 
 // NumPy programs (arrays, np.int64 / np.float64 / np.bool_ printed and
 // returned) and stdin read through a name bound before the test.
-TEST(LcbDifferentialTest, NumPyAndBoundStdinProgramsMatchTheOfficialGrader) {
-  std::map<std::string, int> kinds = ExpectOfficialVerdicts("answers_more.jsonl", "official_verdicts_more.json");
+TEST_P(LcbParity, NumPyAndBoundStdinProgramsMatchTheOfficialGrader) {
+  std::map<std::string, int> kinds =
+      ExpectOfficialVerdicts("answers_more.jsonl", "official_verdicts_more.json", Runner());
   EXPECT_GT(kinds["none"], 8);
   EXPECT_GT(kinds["runtime_error"], 2);
   EXPECT_GT(kinds["wrong_answer"], 1);
-  // `fixed` passes the one official false negative among them and agrees
-  // everywhere else.
+}
+
+// Integers of up to 9,543 digits, negative ones among them, returned and
+// printed; floats, strings and a lowered digit limit beside them.
+TEST_P(LcbParity, BigIntegersMatchTheOfficialGrader) {
+  std::map<std::string, int> kinds =
+      ExpectOfficialVerdicts("answers_bigint.jsonl", "official_verdicts_bigint.json", Runner());
+  EXPECT_EQ(kinds["none"], 5);
+  EXPECT_EQ(kinds["wrong_answer"], 6);
+  EXPECT_EQ(kinds["runtime_error"], 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, LcbParity,
+                         ::testing::Values("namespaces", "unshare", "seccomp", "rlimits", "plain"),
+                         [](const auto& info) { return info.param; });
+
+// `fixed` passes the one official false negative among the NumPy and
+// bound-stdin answers and agrees everywhere else.
+TEST(LcbDifferentialTest, FixedProfileOnTheNumPyAnswersAgreesButForOneFalseNegative) {
   const nlohmann::json official = nlohmann::json::parse(testing::ReadFile(kDir + "official_verdicts_more.json"));
   const std::vector<nlohmann::json> answers = Answers("answers_more.jsonl");
   const std::vector<LcbGrade> fixed = GradeAll(answers, LcbProfile::kFixed, official["timeout"].get<int>());

@@ -6,7 +6,7 @@
 // environment or a file, write to a host path). Each is graded failed;
 // honest answers graded at the same time, beside them, keep their verdicts;
 // no grading is an error of the run. Where a level promises containment
-// (README's table, sandbox.h), the side effect is checked too.
+// (docs/livecodebench.md's table, sandbox.h), the side effect is checked too.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "evals/sandbox/landlock_rules.h"
 #include "evals/sandbox/sandbox.h"
 #include "scorers/livecodebench/lcb_grade.h"
 #include "scorers/livecodebench/lcb_sandbox_runner.h"
@@ -127,6 +128,7 @@ class LcbHostile : public ::testing::TestWithParam<SandboxLevel> {
     unsetenv("EVALRUN_API_KEY");
     unlink(t_.host_tmp_file.c_str());
   }
+  bool HidesHostFiles() const { return box_->level() != "rlimits" || LandlockAbi() > 0; }
 
   testing::TempDir dir_{"evalrun-hostile"};
   std::unique_ptr<CodeSandbox> box_;
@@ -151,9 +153,10 @@ TEST_P(LcbHostile, EveryHostileAnswerFailsAndItsNeighboursAreGradedAsBefore) {
     ASSERT_TRUE(st.ok()) << answers[i].id << ": " << st.ToString();
     EXPECT_EQ(grades[i].passed(), answers[i].passes)
         << answers[i].id << ": " << grades[i].error_message << " " << grades[i].error << " " << grades[i].lost_reason;
-    // The key never reaches the environment; a key file only where the
-    // level hides the host's files (README's table: the others do not).
-    if (answers[i].id != "read_key_from_file" || box_->level() == "namespaces")
+    // The key never reaches the environment; a key file neither wherever
+    // the level holds the file system to the interpreter's files (every
+    // level but rlimits on a kernel without Landlock).
+    if (answers[i].id != "read_key_from_file" || HidesHostFiles())
       EXPECT_EQ(grades[i].output.find(kSecret), std::string::npos) << answers[i].id << " read the key";
   }
   // Every level: the environment is evalrun's own short list, and a folder
@@ -161,7 +164,7 @@ TEST_P(LcbHostile, EveryHostileAnswerFailsAndItsNeighboursAreGradedAsBefore) {
   const std::string level = box_->level();
   struct stat st;
   if (geteuid() == 0) EXPECT_NE(stat((t_.closed_dir + "/pwned").c_str(), &st), 0) << level;
-  if (level == "namespaces" || level == "unshare") {
+  if (HidesHostFiles()) {
     EXPECT_NE(stat(t_.host_tmp_file.c_str(), &st), 0) << level << ": wrote the host's /tmp";
     EXPECT_NE(stat(("/dev/shm/evalrun-hostile-" + std::to_string(getpid())).c_str(), &st), 0) << level;
   }

@@ -1,0 +1,130 @@
+#include "evals/sandbox/box_cleanup.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace evalrun {
+namespace {
+
+// A process's parent, state and real uid from /proc/<pid>/status.
+struct ProcStatus {
+  pid_t ppid = 0;
+  char state = '?';
+  long uid = -1;
+};
+
+bool ReadStatus(const std::string& pid, ProcStatus* s) {
+  std::ifstream in("/proc/" + pid + "/status");
+  std::string line;
+  bool any = false;
+  while (std::getline(in, line)) {
+    any = true;
+    if (line.rfind("PPid:", 0) == 0) s->ppid = static_cast<pid_t>(std::atol(line.c_str() + 5));
+    if (line.rfind("State:", 0) == 0 && line.size() > 7) s->state = line[line.find_first_not_of(" \t", 6)];
+    if (line.rfind("Uid:", 0) == 0) s->uid = std::atol(line.c_str() + 4);
+  }
+  return any;
+}
+
+// The ids of /proc/sysvipc/<kind> whose owner or creator is `uid`. The
+// columns are named on the first line.
+std::vector<int> IpcIdsOf(const char* kind, int uid) {
+  std::vector<int> ids;
+  std::ifstream in(std::string("/proc/sysvipc/") + kind);
+  std::string header, line;
+  if (!std::getline(in, header)) return ids;
+  std::vector<std::string> names;
+  std::istringstream h(header);
+  for (std::string n; h >> n;) names.push_back(n);
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    std::vector<std::string> cells;
+    for (std::string c; row >> c;) cells.push_back(c);
+    int id = -1;
+    bool theirs = false;
+    for (size_t i = 0; i < names.size() && i < cells.size(); ++i) {
+      if (i == 1) id = std::atoi(cells[i].c_str());  // shmid, semid, msqid
+      if ((names[i] == "uid" || names[i] == "cuid") && std::atol(cells[i].c_str()) == uid) theirs = true;
+    }
+    if (theirs && id >= 0) ids.push_back(id);
+  }
+  return ids;
+}
+
+// One SIGKILL to every process `uid` may signal, from a helper that takes
+// the uid. False when the helper could not be made or take it.
+bool SignalAllOfUid(int uid) {
+  pid_t helper = fork();
+  if (helper < 0) return false;
+  if (helper == 0) {
+    // Raw calls: glibc's wrappers would ask the parent's other threads
+    // (gone in this child) to change their ids too.
+    if (syscall(SYS_setresgid, uid, uid, uid) != 0 || syscall(SYS_setresuid, uid, uid, uid) != 0) _exit(2);
+    _exit(kill(-1, SIGKILL) == 0 || errno == ESRCH ? 0 : 1);
+  }
+  int status = 0;
+  while (waitpid(helper, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// Walks /proc: reaps evalrun's ended children of `uid`; true when a process
+// of `uid` is still running (a zombie of another parent does not count).
+bool ReapAndLookForUid(int uid) {
+  DIR* proc = opendir("/proc");
+  if (!proc) return false;
+  const pid_t self = getpid();
+  bool running = false;
+  while (dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    ProcStatus s;
+    if (!ReadStatus(e->d_name, &s) || s.uid != uid) continue;
+    if (s.state != 'Z')
+      running = true;
+    else if (s.ppid == self)
+      waitpid(static_cast<pid_t>(std::atol(e->d_name)), nullptr, WNOHANG);
+  }
+  closedir(proc);
+  return running;
+}
+
+}  // namespace
+
+bool KillProcessesOfUid(int uid) {
+  if (uid <= 0 || uid == static_cast<int>(getuid())) return false;
+  for (int round = 0; round < 200; ++round) {
+    if (!SignalAllOfUid(uid)) return false;
+    if (!ReapAndLookForUid(uid)) return true;
+    usleep(2000);
+  }
+  return false;
+}
+
+void ReapZombieChildrenOfUid(int uid) { ReapAndLookForUid(uid); }
+
+void RemoveSysvIpcOfUid(int uid) {
+  for (int id : IpcIdsOf("shm", uid)) shmctl(id, IPC_RMID, nullptr);
+  for (int id : IpcIdsOf("sem", uid)) semctl(id, 0, IPC_RMID);
+  for (int id : IpcIdsOf("msg", uid)) msgctl(id, IPC_RMID, nullptr);
+}
+
+void RemoveTree(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);  // removes links themselves, never what they point at
+}
+
+}  // namespace evalrun

@@ -1,0 +1,159 @@
+#include "tests/support/escape_check.h"
+
+#include <dirent.h>
+#include <glob.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "evals/sandbox/sandbox_uids.h"
+#include "tests/support/run_binary.h"
+#include "tests/support/test_paths.h"
+
+namespace evalrun::testing {
+namespace {
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool IsSandboxUid(long uid) { return uid >= kFirstSandboxUid && uid < kFirstSandboxUid + kSandboxUids; }
+
+struct Proc {
+  long uid = -1;
+  pid_t ppid = 0;
+  char state = '?';
+  std::string cmdline;
+};
+
+bool ReadProc(const std::string& pid, Proc* p) {
+  std::ifstream status("/proc/" + pid + "/status");
+  std::string line;
+  bool any = false;
+  while (std::getline(status, line)) {
+    any = true;
+    if (line.rfind("Uid:", 0) == 0) p->uid = std::atol(line.c_str() + 4);
+    if (line.rfind("PPid:", 0) == 0) p->ppid = static_cast<pid_t>(std::atol(line.c_str() + 5));
+    if (line.rfind("State:", 0) == 0 && line.size() > 7) p->state = line[line.find_first_not_of(" \t", 6)];
+  }
+  p->cmdline = Slurp("/proc/" + pid + "/cmdline");
+  for (char& c : p->cmdline)
+    if (c == '\0') c = ' ';
+  return any;
+}
+
+void ProcessLeftovers(std::vector<std::string>* out) {
+  DIR* proc = opendir("/proc");
+  if (!proc) return;
+  const bool root = geteuid() == 0;
+  while (dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    Proc p;
+    if (!ReadProc(e->d_name, &p)) continue;
+    const bool marked = p.cmdline.find(EscapeMark() + "-") != std::string::npos;
+    const bool our_zombie = root && IsSandboxUid(p.uid) && p.state == 'Z' && p.ppid == getpid();
+    if (marked || our_zombie)
+      out->push_back("process " + std::string(e->d_name) + " uid " + std::to_string(p.uid) + " state " +
+                     p.state + ": " + p.cmdline);
+  }
+  closedir(proc);
+}
+
+void IpcLeftovers(std::vector<std::string>* out) {
+  for (const char* kind : {"shm", "sem", "msg"}) {
+    std::ifstream in(std::string("/proc/sysvipc/") + kind);
+    std::string header, line;
+    std::getline(in, header);
+    std::vector<std::string> names;
+    std::istringstream h(header);
+    for (std::string n; h >> n;) names.push_back(n);
+    while (std::getline(in, line)) {
+      std::istringstream row(line);
+      std::vector<std::string> cells;
+      for (std::string c; row >> c;) cells.push_back(c);
+      for (size_t i = 0; i < names.size() && i < cells.size(); ++i)
+        if ((names[i] == "uid" || names[i] == "cuid") && IsSandboxUid(std::atol(cells[i].c_str()))) {
+          out->push_back(std::string("System V ") + kind + ": " + line);
+          break;
+        }
+    }
+  }
+}
+
+std::vector<std::string> MarkedFiles() {
+  std::vector<std::string> files;
+  const std::string name = EscapeMark() + "-";
+  for (const std::string& pattern : {"/tmp/" + name + "*", "/dev/shm/" + name + "*", "/var/tmp/" + name + "*",
+                                     "/tmp/evalrun-box-*/" + name + "*"}) {
+    glob_t g;
+    if (glob(pattern.c_str(), 0, nullptr, &g) == 0)
+      for (size_t i = 0; i < g.gl_pathc; ++i) files.push_back(g.gl_pathv[i]);
+    globfree(&g);
+  }
+  if (Slurp("/var/tmp/platform.py").find(EscapeMark()) != std::string::npos) files.push_back("/var/tmp/platform.py");
+  return files;
+}
+
+}  // namespace
+
+const std::string& EscapeMark() {
+  static const std::string mark = "evalrun-escape-" + std::to_string(getpid());
+  return mark;
+}
+
+const std::string& EscapeKey() {
+  static const std::string key = "sk-evalrun-escape-" + std::to_string(getpid());
+  return key;
+}
+
+const std::vector<std::string>& EscapeAnswerNames() {
+  static const std::vector<std::string> names = {
+      "read_tests_by_walking", "read_tests_from_cmdline", "steal_api_key", "outlive_grading",
+      "cpu_burners_escape",    "cpu_burn_during_run",     "clone_parent_zombies", "sysv_residue",
+      "file_residue",          "memory_children"};
+  return names;
+}
+
+std::string EscapeAnswer(const std::string& name) {
+  std::string code = Slurp(FixturePath("escape/" + name + ".py"));
+  for (size_t at = code.find("@MARK@"); at != std::string::npos; at = code.find("@MARK@", at))
+    code.replace(at, 6, EscapeMark());
+  return code;
+}
+
+EscapeDecoy::EscapeDecoy() {
+  chmod(dir_.path().c_str(), 0755);
+  rows_path_ = dir_.path() + "/test.jsonl";
+  WriteText(rows_path_, Slurp(FixturePath("livecodebench/test.jsonl")));
+  chmod(rows_path_.c_str(), 0644);
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "sleep 600; :", "llama-server", "--api-key", EscapeKey(), "--input", rows_path_};
+  spec.stdout_to = spec.stderr_to = OutputTo::kDiscard;
+  if (!RealProcessRunner::Default()->Start(spec, &handle_).ok()) handle_.reset();
+}
+
+EscapeDecoy::~EscapeDecoy() {
+  if (handle_) handle_->SignalGroup(SIGKILL);
+  ProcessExit exit;
+  if (handle_) handle_->Reap(true, &exit);
+}
+
+std::vector<std::string> EscapeLeftovers() {
+  std::vector<std::string> out;
+  ProcessLeftovers(&out);
+  if (geteuid() == 0) IpcLeftovers(&out);
+  for (const std::string& f : MarkedFiles()) out.push_back("file " + f);
+  return out;
+}
+
+void RemoveEscapeFiles() {
+  for (const std::string& f : MarkedFiles()) unlink(f.c_str());
+}
+
+}  // namespace evalrun::testing
