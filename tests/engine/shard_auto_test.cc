@@ -1,12 +1,18 @@
 // --shard auto (evals/run/shard_auto.h): the shard of a Slurm array task or
 // a Kubernetes Indexed Job pod from the variables each engine sets, and the
-// refusals where they do not tell I or N.
+// refusals where they do not tell I or N; and evalrun --shard auto itself.
 #include "evals/run/shard_auto.h"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
+
+#include "tests/support/deterministic_replies.h"
+#include "tests/support/e2e.h"
+#include "tests/support/fake_server.h"
 
 namespace evalrun {
 namespace {
@@ -53,10 +59,14 @@ TEST(ShardAuto, TaskSubmittedAgainAloneNeedsTheCount) {
   EXPECT_NE(e.find("error: --shard auto: the job array (3-3, 1 tasks) is not a whole 1-N array"), std::string::npos)
       << e;
   EXPECT_NE(e.find("set EVALRUN_SHARD_COUNT=N"), std::string::npos) << e;
-  auto with_count = alone;
-  with_count["EVALRUN_SHARD_COUNT"] = "4";
   std::string from;
-  EXPECT_EQ(Resolve(with_count, &from), "3/4");
+  EXPECT_EQ(Resolve({{"SLURM_ARRAY_TASK_ID", "3"},
+                     {"SLURM_ARRAY_TASK_MIN", "3"},
+                     {"SLURM_ARRAY_TASK_MAX", "3"},
+                     {"SLURM_ARRAY_TASK_COUNT", "1"},
+                     {"EVALRUN_SHARD_COUNT", "4"}},
+                    &from),
+            "3/4");
   EXPECT_EQ(from, "SLURM_ARRAY_TASK_ID=3, EVALRUN_SHARD_COUNT=4");
   // A gapped array (--array=1,2,4) is not whole either.
   EXPECT_NE(Resolve({{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "4"},
@@ -115,3 +125,39 @@ TEST(ShardAuto, ValuesThatAreNotCountsAreNamed) {
 
 }  // namespace
 }  // namespace evalrun
+
+namespace evalrun::testing {
+namespace {
+
+// The real binary: refused before anything is asked where no index is set
+// (the variables set empty count as not set, whatever ctest runs inside),
+// and a Kubernetes pod's index taken as shard index + 1.
+class ShardAutoRun : public E2eTest {};
+
+TEST_F(ShardAutoRun, RefusedWithoutAnIndexAndTakenFromAPodsIndex) {
+  FakeServer server;
+  ASSERT_TRUE(server.Start());
+  server.SetResponder(DeterministicReply);
+  const std::string card = WriteCard(server.base_url(), "2", R"({"mmlupro": {"questions": 6, "max_tokens": 64}})");
+  const std::vector<std::string> none = {"SLURM_ARRAY_TASK_ID=", "JOB_COMPLETION_INDEX=", "EVALRUN_SHARD_COUNT="};
+  BinaryResult r = RunBinary({EvalrunBinary(), "--card", card, "--shard", "auto", "--out", dir_ + "/runs",
+                              "--data-dir", DatasetsDir(), "--job", "a"},
+                             60, none);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("evalrun: --shard auto: neither SLURM_ARRAY_TASK_ID"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/runs/a"));
+
+  BinaryResult k = RunBinary({EvalrunBinary(), "--card", card, "--shard", "auto", "--out", dir_ + "/runs",
+                              "--data-dir", DatasetsDir(), "--job", "k"},
+                             60, {"SLURM_ARRAY_TASK_ID=", "JOB_COMPLETION_INDEX=1", "EVALRUN_SHARD_COUNT=2"});
+  ASSERT_EQ(k.exit_code, 0) << k.err;
+  EXPECT_NE(k.err.find("--shard auto: shard 2/2 from JOB_COMPLETION_INDEX=1, EVALRUN_SHARD_COUNT=2"),
+            std::string::npos)
+      << k.err;
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(dir_ + "/runs/k/run.json"));
+  EXPECT_EQ(run["shard"]["index"], 2);
+  EXPECT_EQ(run["shard"]["count"], 2);
+}
+
+}  // namespace
+}  // namespace evalrun::testing

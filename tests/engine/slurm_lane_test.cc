@@ -96,13 +96,18 @@ class SlurmLane : public E2eTest {
     return field("JobState") + " " + field("Reason");
   }
 
-  // Waits (bounded) until the job's state starts with `want`; its last state.
+  // Waits (bounded) until the job's state starts with `want`, or the job
+  // has ended otherwise; its last state.
   std::string WaitFor(const std::string& id, const std::string& want, double timeout_s = 90) {
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
     std::string s;
     do {
       s = State(id);
       if (s.rfind(want, 0) == 0) break;
+      bool ended = false;
+      for (const char* e : {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL"})
+        ended |= s.rfind(std::string(e) + " ", 0) == 0;
+      if (ended) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     } while (std::chrono::steady_clock::now() < end);
     return s;
