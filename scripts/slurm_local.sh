@@ -21,7 +21,7 @@ ENV_FILE=${EVALRUN_SLURM_ENV:-/tmp/evalrun-slurm.env}
 CTLD_PORT=${EVALRUN_SLURM_PORT:-16817}
 SLURMD_PORT=$((CTLD_PORT + 1))
 NODE=evalrun-node
-CPUS=4  # job-array tasks that run at once on this one node, whatever its cores
+CPUS=8  # job-array tasks that run at once on this one node, whatever its cores
 
 die() { echo "slurm_local.sh: $*" >&2; exit 1; }
 
