@@ -151,15 +151,19 @@ TEST_F(SlurmLane, ArrayOfFourMergedEqualsOneRunAndACancelledTaskResumes) {
   ASSERT_EQ(one.exit_code, 0) << one.err;
 
   // Slow answers, so that task 2 can be cancelled in the middle of its run.
-  delay_ms = 250;
+  delay_ms = 400;
   const auto [array, merge] = Submit("big", 4);
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (Answered("big-2") < 2 && std::chrono::steady_clock::now() < end)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_GE(Answered("big-2"), 2u) << "task 2 answered nothing in 60 s: " << State(array + "_2");
   ASSERT_EQ(Slurm({"scancel", array + "_2"}).exit_code, 0);
-  delay_ms = 0;
+  // Still slow until its process has ended (no longer running nor
+  // completing), so that it ends unfinished.
   EXPECT_EQ(WaitFor(array + "_2", "CANCELLED").substr(0, 9), "CANCELLED");
+  for (int i = 0; i < 150 && !Slurm({"squeue", "-h", "-t", "running,completing", "-j", array + "_2"}).out.empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  delay_ms = 0;
   for (const char* t : {"_1", "_3", "_4"}) EXPECT_EQ(WaitFor(array + t, "COMPLETED").substr(0, 9), "COMPLETED") << t;
   const size_t kept = Answered("big-2");
   const nlohmann::json shard2 = nlohmann::json::parse(ReadFile(dir_ + "/runs/big-2/shard.json"));
