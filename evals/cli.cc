@@ -224,6 +224,8 @@ is answered; it then writes OUT as one run's job folder (results.json from
 the parts' own aggregates over the merged answers), which report and
 compare read as any run. An incomplete set is an error naming the shards,
 part and ids missing, unless --partial (results.json then lists them).
+--shard auto takes I/N from a Slurm job array task or a Kubernetes Indexed
+Job pod (docs/shards.md).
 
 Exit codes: 0 merged, 1 bad input (nothing written).
 )";
@@ -278,7 +280,9 @@ void AddRunOptions(CLI::App& app, RunOptions* run, std::string* parts, bool* lis
   app.add_flag("--force-resume", run->force_resume, "resume a job even though its card, data or server changed");
   app.add_option("--shard", run->shard,
                  "I/N: ask only shard I (1-based) of N of every part's selection, by a hash of the run key and "
-                 "the question id; join the N job folders with `evalrun merge`");
+                 "the question id; join the N job folders with `evalrun merge`. auto: I/N from a Slurm job "
+                 "array's SLURM_ARRAY_TASK_ID (1-N) or a Kubernetes Indexed Job's JOB_COMPLETION_INDEX + 1, N from "
+                 "EVALRUN_SHARD_COUNT or the array's bounds (docs/shards.md)");
   // Last: a near miss between two options goes to the one declared first (--limt: --limit).
   app.add_flag("--list", *list, "print the benchmark table: each benchmark's parts, data, scorer and page");
 }

@@ -10,6 +10,7 @@
 #include "evals/base/near_miss.h"
 #include "evals/base/time_text.h"
 #include "evals/run/run_steps.h"
+#include "evals/run/shard_auto.h"
 #include "evals/server/base_url.h"
 
 namespace evalrun {
@@ -123,7 +124,12 @@ StepExit LoadParts(const RunOptions& opts, Job* job, FILE* err) {
 }  // namespace
 
 StepExit ResolveJob(const RunOptions& opts, Job* job, FILE* err) {
-  if (!opts.shard.empty()) {
+  if (opts.shard == "auto") {
+    std::string from;
+    Status st = ResolveAutoShard([](const char* name) { return std::getenv(name); }, &job->shard, &from);
+    if (!st.ok()) return Stop(err, st, kExitBadInput);
+    std::fprintf(err, "evalrun: --shard auto: shard %s from %s\n", job->shard.Text().c_str(), from.c_str());
+  } else if (!opts.shard.empty()) {
     Status st = ParseShard(opts.shard, "--shard", &job->shard);
     if (!st.ok()) return Stop(err, st, kExitBadInput);
   }

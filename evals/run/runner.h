@@ -26,7 +26,7 @@ struct RunOptions {
   std::string base_url;            // overrides server.base_url
   int limit = -1;                  // at most N questions per part
   bool force_resume = false;
-  std::string shard;               // --shard I/N (evals/run/shard.h); empty: the whole selection
+  std::string shard;               // --shard I/N (evals/run/shard.h) or auto (shard_auto.h); empty: all
   int repeat = 0;                  // --repeat: 1 or 2; 0: the card's `repeat`
   bool unsafe_exec = false;        // --unsafe-exec: a part that runs code may run it without isolation
   std::string sandbox_min;         // --sandbox LEVEL: the weakest sandbox level accepted ("": the card's)

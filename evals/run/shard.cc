@@ -32,7 +32,7 @@ Status ParseShard(const std::string& text, const std::string& flag, ShardSpec* o
   if (n < 1 || n > kMaxShards) return Status::InvalidInput(expected + ": N must be 1 to " + std::to_string(kMaxShards));
   if (i == 0)
     return Status::InvalidInput(expected + ": I counts from 1 (a 0-based index, such as Kubernetes' "
-                                "JOB_COMPLETION_INDEX, is I - 1: use $((JOB_COMPLETION_INDEX + 1))/N)");
+                                "JOB_COMPLETION_INDEX, is I - 1: use --shard auto, or $((JOB_COMPLETION_INDEX + 1))/N)");
   if (i > n) return Status::InvalidInput(expected + ": I is larger than N");
   out->index = static_cast<int>(i);
   out->count = static_cast<int>(n);

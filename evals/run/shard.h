@@ -13,7 +13,7 @@
 //
 // I is 1-based, 1 <= I <= N (Slurm's SLURM_ARRAY_TASK_ID with
 // --array=1-N; a 0-based index such as Kubernetes' JOB_COMPLETION_INDEX is
-// I - 1).
+// I - 1). `--shard auto` (shard_auto.h) takes I/N from those variables.
 //
 // <job>/shard.json, written by a shard when its run starts (schema
 // "evalrun.shard/1"): {"schema", "index", "count", "run_key_sha256",
