@@ -12,8 +12,8 @@
 //
 // The model: {job, title, subtitle,
 //   summary: [{part, metric, score (%), stderr (%), n, cut_off, no_answer,
-//              failed, raw_fallback, server_parse_error (null in runs before
-//              issue 38), prompt_tps, decode_tps, prompt_tokens, completion_tokens}],
+//              failed, raw_fallback, server_parse_error (null in runs that
+//              did not record them), prompt_tps, decode_tps, prompt_tokens, completion_tokens}],
 //   under_the_table: [{part, markdown, html}] (lines under the results table
 //             rendered by a kind: ReportSection::under_table_*),
 //   by_length: {title, lengths: [{length, label, score, tasks}], tasks} or null,

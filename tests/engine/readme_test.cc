@@ -1,4 +1,4 @@
-// The README's quick start is what a new user types first (issue 17): its
+// The README's quick start is what a new user types first: its
 // install line must work as root on a fresh Debian 12 (no sudo there) and as
 // a user with sudo, install what the test command needs (chromium for the
 // report test), and .ci/run must run exactly the README's test command.

@@ -1,4 +1,4 @@
-// The report's tables at any figure width (issue 38): every Markdown table
+// The report's tables at any figure width: every Markdown table
 // sized to its widest cells (table_text.h MarkdownTable), the speed table with
 // its queue-time column and wide figures, the HTML tables in a scrolling box;
 // the parser counts (raw_fallback, server_parse_error) shown when a part has

@@ -1,4 +1,4 @@
-// No answer lost to llama-server's output parser (issue 38), against the
+// No answer lost to llama-server's output parser, against the
 // real server: a random-weight Qwen3-shaped model with the real Qwen3
 // tokenizer and chat template, made at test time in the temp folder
 // (../shared/gpu/make_qwen3_model.py, ~160 MB, needs Debian's python3-numpy
