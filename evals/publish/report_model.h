@@ -24,7 +24,8 @@
 //   categories: [{part, title, dimension, rows: [{name, n, correct, score}]}],
 //   tables: [{part, title, columns, rows, note}] (the sections' SectionTables),
 //   fragments: [{part, markdown, html}] (sections rendered by their owner),
-//   setup: [[field, text]], noise: {text, details} or null, notes,
+//   setup: [[field, text]], setup_command: {line, source} or absent
+//          (setup_command.h: the engine's command as run), noise: {text, details} or null, notes,
 //   repeats: [{part, pairs, flips, flip_rate (%), mde (pp) or null,
 //              mde_below (pp) or null, text, formula, kld_mean, kld_max}]
 //            (a --repeat 2 run) or null, repeat_formula (the first
