@@ -36,13 +36,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp -r "$run" "$tmp/run"
 "$evalrun" report "$tmp/run" >/dev/null
-width_px=$(awk -v s="$scale" 'BEGIN { printf "%d", 1280 * s }')
-height_px=$(awk -v s="$scale" -v h="$height" 'BEGIN { printf "%d", h * s }')
-# At a device scale below 1 the window is given in device pixels.
 timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
   --user-data-dir="$tmp/profile" --force-device-scale-factor="$scale" \
-  --window-size="$width_px,$height_px" --screenshot="$tmp/page.png" "file://$tmp/run/report.html" 2>"$tmp/chromium.stderr" ||
+  --window-size="1280,$height" --screenshot="$tmp/page.png" "file://$tmp/run/report.html" 2>"$tmp/chromium.stderr" ||
   { cat "$tmp/chromium.stderr" >&2; exit 1; }
 cp "$tmp/page.png" "$out"
 echo "wrote $out ($(stat -c %s "$out") bytes)"

@@ -33,7 +33,7 @@ td code{white-space:nowrap}
 td.name,td:first-child:not(.detail){white-space:nowrap}
 .spread{color:var(--muted);font-size:11.5px;white-space:normal}
 .spread span{white-space:nowrap}
-th.num{white-space:normal}
+table.compact th{white-space:normal}
 ol.notes{margin:8px 0 0;padding-left:22px;color:var(--muted);font-size:12.5px}
 p,li,h1,h2,h3,.sub{overflow-wrap:anywhere}
 pre.cmd{white-space:pre-wrap;overflow-wrap:anywhere;margin:6px 0 0;padding:8px 10px;background:#f7f8fa;
