@@ -1,4 +1,4 @@
-// evalrun-bench: speed figures of the runner (issue 9), printed as a table
+// evalrun-bench: speed figures of the runner, printed as a table
 // next to their targets. Not a test: nothing here asserts; a missed target
 // is a MISS line, and the exit code says only whether every figure could be
 // measured.
@@ -64,8 +64,8 @@ struct BenchOptions {
   std::vector<std::string> ruler_tasks = {"niah_single_2", "niah_multikey_2", "vt", "fwe"};
   int tokenize_delay_ms = 20;  // the fake server's tokenizer round trip
   int ruler_full_samples = 500;  // ruler-full: samples per task
-  // In-process RULER preparation: give its client sockets TCP_NODELAY (what
-  // evalrun's transport would do with the fix proposed for issue 9).
+  // In-process RULER preparation: give its client sockets TCP_NODELAY (as
+  // evalrun's own transport does).
   bool client_nodelay = false;
   bool verbose = false;
 };

@@ -1,5 +1,5 @@
 // The client section: evalrun against a real llama-server next to a plain
-// Python client sending the same requests (issue 25's measurement).
+// Python client sending the same requests.
 //
 // llama-server (EVALRUN_LLAMA_SERVER) serves stories260K-ctx128k.gguf with 4 slots,
 // -t 1, chatml. First the request bodies are recorded: the real evalrun
@@ -47,7 +47,7 @@ using evalrun::testing::FakeServer;
 // connection each; exits 1 when a reply is not 200. MODE "http.client": the
 // standard library's bare connection (the leanest Python client); MODE
 // "requests": a requests.Session per thread, the usual Python client, and
-// the one that reproduces issue 25's figures (2.10 and 2.57 ms per request;
+// the one whose cost users report (2.10 and 2.57 ms per request;
 // http.client costs about 0.7 ms here). Exits 3 when requests is missing.
 constexpr const char* kPythonClient = R"(import http.client, json, sys, threading, urllib.parse
 from concurrent.futures import ThreadPoolExecutor
@@ -168,7 +168,7 @@ struct Best {
   }
 };
 
-// The verdicts are against the requests client (issue 25's measurement);
+// The verdicts are against the requests client (the usual Python client);
 // the bare http.client figures are printed beside them.
 void AddClientFigures(int n, const Best& e, const Best* req, const Best& lean, std::vector<Figure>* out) {
   const std::string sec = "client";

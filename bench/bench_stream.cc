@@ -1,5 +1,5 @@
-// The stream section: what streaming costs the runner (issue 28's speed
-// part), against a real llama-server (EVALRUN_LLAMA_SERVER) serving
+// The stream section: what streaming costs the runner (the speed
+// part's transport), against a real llama-server (EVALRUN_LLAMA_SERVER) serving
 // stories260K-ctx128k.gguf with one slot, -t 1, chatml.
 //
 // 16 prompts (a salt first, cache_prompt false, ignore_eos, 128 tokens),

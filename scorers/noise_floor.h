@@ -2,7 +2,7 @@
 // runs must be before it can be told from run-to-run noise. With several
 // slots, llama-server batches requests differently from run to run, and
 // greedy answers of one build can differ between two runs of the same
-// questions (llama.cpp issue #7052); a regression check has to know how much.
+// questions (https://github.com/ggml-org/llama.cpp/issues/7052); a regression check has to know how much.
 //
 // From an A/A pair (the same build run twice on the same items), paired per
 // item with scores x_i, y_i in [0, 1] (0/1 for right/wrong):

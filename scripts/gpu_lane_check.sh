@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU lane's check of evalrun against a running llama-server (issue 38), run ON the device machine
+# The GPU lane's check of evalrun against a running llama-server, run ON the device machine
 # after ../shared/gpu/lane.sh has started llama-server b10470 (CUDA, --jinja, Qwen3 template, 4 slots) on
 # 127.0.0.1:PORT. This script builds nothing and starts no server: it measures the one that runs.
 #

@@ -1,4 +1,4 @@
-// A part's failed requests for the report (issue 38): <run>/<part>/
+// A part's failed requests for the report: <run>/<part>/
 // failed.jsonl (the runner's: one line per request that failed after its
 // retries, {id, error, http_status, attempts, time_utc}) read without
 // changing it, each id once (its last line), the ids answered since (a

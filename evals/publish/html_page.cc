@@ -28,8 +28,17 @@ tbody tr:last-child td{border-bottom:none}
 .pm{color:var(--muted)}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 .kv td:first-child{color:var(--muted);width:170px;white-space:nowrap}
-.kv td{word-break:break-word}
-td code{word-break:break-all}
+.kv td{overflow-wrap:normal}
+td code{white-space:nowrap}
+td.name,td:first-child:not(.detail){white-space:nowrap}
+.spread{color:var(--muted);font-size:11.5px;white-space:normal}
+.spread span{white-space:nowrap}
+table.compact th{white-space:normal}
+ol.notes{margin:8px 0 0;padding-left:22px;color:var(--muted);font-size:12.5px}
+p,li,h1,h2,h3,.sub{overflow-wrap:anywhere}
+pre.cmd{white-space:pre-wrap;overflow-wrap:anywhere;margin:6px 0 0;padding:8px 10px;background:#f7f8fa;
+border:1px solid var(--line);border-radius:6px;font-size:12.5px}
+@media (max-width:600px){main{padding:16px 8px 40px}section{padding:12px 10px 14px}}
 .note{color:var(--muted);font-size:12.5px;margin:10px 0 0}
 .grid2{display:grid;grid-template-columns:1fr;gap:8px}
 svg.chart{display:block;max-width:760px;height:auto;margin:4px 0 8px}
@@ -47,7 +56,7 @@ ul.plain{margin:6px 0 0;padding-left:18px}
 #f-count{color:var(--muted);font-size:12.5px}
 table.samples td{font-size:13px}
 table.samples tr.srow{cursor:pointer}
-table.samples td.verdict{white-space:nowrap}
+table.samples td,table.samples th{padding:6px 8px}
 table.compact{width:auto;min-width:420px}
 table.compact td,table.compact th{padding-right:22px}
 table.samples tr.srow:hover td{background:#f3f6fb}

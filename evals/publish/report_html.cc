@@ -305,7 +305,7 @@ std::string RepeatSection(const json& m) {
        "<code>repeat-2/</code>). " +
        (JsonText(m["repeat_formula"]).empty() ? std::string() : E(m["repeat_formula"]) + "; alpha 0.05, power 0.8. ") +
        "A difference from another run below the detectable difference is within noise" +
-       JsonText(m.value("repeat_clauses", json(""))) + ".</p><table><thead><tr><th>part</th>"
+       JsonText(m.value("repeat_clauses", json(""))) + ".</p><div class=\"wide\"><table><thead><tr><th>part</th>"
        "<th>flips</th><th>flip rate (%)</th><th>detectable difference (pp)</th></tr></thead><tbody>";
   for (const auto& r : m["repeats"]) {
     std::string mde = r["mde"].is_number()         ? FormatDouble("%.2f", r["mde"].get<double>())
@@ -319,7 +319,7 @@ std::string RepeatSection(const json& m) {
          FormatDouble("%.2f", r["flip_rate"].is_number() ? r["flip_rate"].get<double>() : 0.0) + "</td><td>" + mde +
          "</td></tr>";
   }
-  h += "</tbody></table><ul class=\"plain\">";
+  h += "</tbody></table></div><ul class=\"plain\">";
   for (const auto& r : m["repeats"]) h += "<li>" + E(r["part"]) + ": " + E(r["text"]) + "</li>";
   h += "</ul></section>\n";
   return h;
@@ -328,9 +328,15 @@ std::string RepeatSection(const json& m) {
 // The setup, the load on the machine, and the notes.
 std::string SetupSection(const json& m) {
   std::string h;
-  h += "<section id=\"setup\"><h2>Setup</h2><table class=\"kv\"><tbody>";
+  h += "<section id=\"setup\"><h2>Setup</h2><div class=\"wide\"><table class=\"kv\"><tbody>";
   for (const auto& kv : m["setup"]) h += "<tr><td>" + E(kv[0]) + "</td><td>" + E(kv[1]) + "</td></tr>";
-  h += "</tbody></table></section>\n";
+  h += "</tbody></table></div>";
+  if (const json& c = m.value("setup_command", json()); c.is_object())
+    h += std::string("<h3>") +
+         (JsonText(c["source"]) == "server.command" ? "The engine's command as evalrun ran it (server.command)"
+                                                    : "The command the server was started with (server.launch)") +
+         "</h3><pre class=\"cmd\">" + E(c["line"]) + "</pre>";
+  h += "</section>\n";
   h += "<section id=\"load\"><h2>Load on the machine</h2>";
   if (m["load"].is_object()) {
     h += "<p>" + E(m["load"]["text"]) + "</p>";
@@ -364,9 +370,9 @@ std::string SamplesSection(const json& m) {
        "<input id=\"f-q\" type=\"search\" placeholder=\"search id, category, gold, answer, response\" "
        "aria-label=\"search\"><span id=\"f-count\"></span></div>"
        "<noscript><p class=\"note\">The sample browser needs JavaScript.</p></noscript>"
-       "<table class=\"samples\"><thead><tr><th>part</th><th>id</th><th>category</th><th>verdict</th>"
+       "<div class=\"wide\"><table class=\"samples\"><thead><tr><th>part</th><th>id</th><th>category</th><th>verdict</th>"
        "<th>gold</th><th>answer</th><th>finish</th><th class=\"num\">tokens</th></tr></thead>"
-       "<tbody id=\"s-body\"></tbody></table><button id=\"s-more\" type=\"button\" hidden>Show more</button>"
+       "<tbody id=\"s-body\"></tbody></table></div><button id=\"s-more\" type=\"button\" hidden>Show more</button>"
        "<p class=\"note\">Click a row for the response. Responses longer than " +
        NumOrDash(m["max_text_chars"], "%.0f") + " bytes are cut here; samples.jsonl keeps them whole.</p></section>\n";
   return h;

@@ -133,6 +133,12 @@ void RepeatSection(const json& m, std::string* o) {
   line("");
 }
 
+// The words before the engine's command, by where it came from.
+std::string CommandLead(const std::string& source) {
+  return source == "server.command" ? "The engine's command as evalrun ran it (the card's server.command):"
+                                    : "The command the server was started with (the card's server.launch):";
+}
+
 // The setup and the load on the machine.
 void SetupSection(const json& m, std::string* o) {
   auto line = [&](const std::string& s) { *o += s + "\n"; };
@@ -142,6 +148,12 @@ void SetupSection(const json& m, std::string* o) {
   for (const auto& kv : m["setup"]) rows.push_back({MarkdownCell(JsonText(kv[0])), MarkdownCell(JsonText(kv[1]))});
   *o += MarkdownTable({"", ""}, "ll", rows);
   line("");
+  if (const json& c = m.value("setup_command", json()); c.is_object()) {
+    line(CommandLead(JsonText(c["source"])));
+    line("");
+    line("    " + JsonText(c["line"]));
+    line("");
+  }
   line("## Machine load");
   line("");
   if (m["load"].is_object()) {

@@ -13,6 +13,7 @@
 #include "evals/publish/kind_view.h"
 #include "evals/publish/results_model.h"
 #include "evals/publish/run_folder.h"
+#include "evals/publish/setup_command.h"
 #include "evals/publish/table_text.h"
 #include "evals/run/part_registry.h"
 #include "evals/run/request_settings.h"
@@ -358,6 +359,8 @@ Status BuildReportModel(const std::string& run_dir, int max_text_chars, json* mo
   json notes = json::array();
   EVALRUN_RETURN_IF_ERROR(AddParts(run, max_text_chars, &m, &notes));
   m["setup"] = SetupRows(run);
+  if (const SetupCommand c = SetupCommandOf(run.run); !c.line.empty())  // evals/publish/setup_command.h
+    m["setup_command"] = {{"line", c.line}, {"source", c.source}};
   m["load"] = LoadModel(run.results);
   m["page_sections"] = PageSectionModels(run.results);  // evals/publish/page_section.h
   m["notes"] = notes;

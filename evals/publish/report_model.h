@@ -12,8 +12,8 @@
 //
 // The model: {job, title, subtitle,
 //   summary: [{part, metric, score (%), stderr (%), n, cut_off, no_answer,
-//              failed, raw_fallback, server_parse_error (null in runs before
-//              issue 38), prompt_tps, decode_tps, prompt_tokens, completion_tokens}],
+//              failed, raw_fallback, server_parse_error (null in runs that
+//              did not record them), prompt_tps, decode_tps, prompt_tokens, completion_tokens}],
 //   under_the_table: [{part, markdown, html}] (lines under the results table
 //             rendered by a kind: ReportSection::under_table_*),
 //   by_length: {title, lengths: [{length, label, score, tasks}], tasks} or null,
@@ -24,7 +24,8 @@
 //   categories: [{part, title, dimension, rows: [{name, n, correct, score}]}],
 //   tables: [{part, title, columns, rows, note}] (the sections' SectionTables),
 //   fragments: [{part, markdown, html}] (sections rendered by their owner),
-//   setup: [[field, text]], noise: {text, details} or null, notes,
+//   setup: [[field, text]], setup_command: {line, source} or absent
+//          (setup_command.h: the engine's command as run), noise: {text, details} or null, notes,
 //   repeats: [{part, pairs, flips, flip_rate (%), mde (pp) or null,
 //              mde_below (pp) or null, text, formula, kld_mean, kld_max}]
 //            (a --repeat 2 run) or null, repeat_formula (the first

@@ -36,7 +36,7 @@ struct PartResults {
   std::optional<double> score, stderr_value, n, cut_off, no_answer, failed, planned;
   // Answers recovered from the server's raw text after its output parser
   // failed (`raw_fallback`), and answers lost to that parser, counted wrong
-  // (`server_parse_error`): integers in runs since issue 38, nullopt before.
+  // (`server_parse_error`): integers, nullopt in runs that did not record them.
   std::optional<double> raw_fallback, server_parse_error;
   std::optional<bool> complete;
   PartSpeeds speeds;

@@ -103,6 +103,12 @@ Status ParseServer(const nlohmann::json& obj, const std::string& src, ServerConf
   EVALRUN_RETURN_IF_ERROR(f.DoubleIn("min_decode_tps", kMinDecodeTps, 1e6, &s->min_decode_tps));
   EVALRUN_RETURN_IF_ERROR(f.StringList("command", &s->command));
   EVALRUN_RETURN_IF_ERROR(f.IntIn("context", 1, INT32_MAX, &s->context));
+  // A server started by hand: the line it was started with, shown on the
+  // page as the setup's command (a managed engine's is server.command).
+  EVALRUN_RETURN_IF_ERROR(f.String("launch", &s->launch));
+  if (f.Has("launch") && s->launch.empty()) return f.Error("launch", "expected the command line, got \"\"");
+  if (f.Has("launch") && !s->command.empty())
+    return f.Error("launch", "not with server.command (the managed engine's command is shown as evalrun runs it)");
   EVALRUN_RETURN_IF_ERROR(f.DoubleIn("stop_grace_s", 0, 3600, &s->stop_grace_s));
   EVALRUN_RETURN_IF_ERROR(f.Enum("kv_cache", {"auto", "shared", "per_slot"}, &s->kv_cache));
   EVALRUN_RETURN_IF_ERROR(f.IntIn("kv_cache_tokens", 1, INT64_MAX, &s->kv_cache_tokens));

@@ -1,4 +1,4 @@
-// Resume does not take a stored verdict on trust (issue 29): every answer
+// Resume does not take a stored verdict on trust: every answer
 // read back from samples.jsonl is scored again with the part's own
 // Part::Score, and where the stored verdict differs (a hand edit that
 // flipped `correct`, a line from a scorer since fixed) the re-scored one

@@ -15,8 +15,8 @@ void AppendJsonString(std::string* out, std::string_view s) {
 }  // namespace
 
 // Written directly, keys in the order nlohmann's object dumps them (sorted),
-// so the bytes are those of the object this used to build and dump: that
-// object cost a slot worker a fifth of its CPU per request (a node per key,
+// so the bytes are those of an nlohmann object built and dumped: such an
+// object would cost a slot worker a fifth of its CPU per request (a node per key,
 // a copy of every string, strlen of every key).
 std::string ChatRequestBody(const Prompt& prompt, const std::string& model) {
   const GenParams& p = prompt.params;

@@ -34,6 +34,7 @@ struct ServerConfig {
   double request_timeout_base_s = 120;
   double min_decode_tps = 2.0;
   std::vector<std::string> command;  // engine argv template (managed engine)
+  std::string launch;                // server.launch: how a server started by hand was started (descriptive)
   int64_t context = 0;               // {context} of the managed engine for the parts (a procedure may pass its own)
   double stop_grace_s = 10;
   // Whether the slots share one KV cache ("auto", "shared", "per_slot")

@@ -1,5 +1,5 @@
 // Streaming chat completions, timed on the client's clock (measuring
-// generation speed, issue 28). llama-server's /v1/chat/completions with
+// generation speed). llama-server's /v1/chat/completions with
 // "stream": true answers text/event-stream: `data: {chunk}` events,
 // `: ping`-style comment lines, and `data: [DONE]` at the end; with
 // stream_options.include_usage the last chunk before [DONE] carries `usage`

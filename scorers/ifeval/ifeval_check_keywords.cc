@@ -104,7 +104,7 @@ class ForbiddenWords : public IfevalInstruction {
 // let_frequency (random when None or < 0), let_relation.
 //
 // Deliberate deviation: upstream (4c42994, and still at the time of writing:
-// google-research issue #3427, open PR #3428) replaces any letter outside
+// https://github.com/google-research/google-research/issues/3427 and its open pull request 3428) replaces any letter outside
 // a-z/A-Z by a random ASCII letter, so its verdicts for input_data.jsonl keys
 // 1122 (letter "#") and 1129 ("!") change from run to run. evalrun counts the
 // given character instead, as the prompts ask and as PR #3428 proposes: any

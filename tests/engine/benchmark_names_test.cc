@@ -1,4 +1,4 @@
-// Issue 37's Done-when: outside its own folders and the table, no source
+// Outside its own folders and the table, no source
 // file of the product names a single benchmark. For every row of the
 // benchmark table (evals/benchmarks/table.h) its name, its parts' names and
 // its title are sought in the code and comments (tests/support/

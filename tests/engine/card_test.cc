@@ -98,7 +98,7 @@ std::string CardWith(const std::string& server_extra, const std::string& parts =
 }
 
 // Numbers that parse but mean nothing are refused, naming the field and the
-// range (issue 17: a negative timeout was waited for "up to -5 s").
+// range (a negative timeout must not be waited for "up to -5 s").
 TEST(CardTest, MeaninglessNumbersAreRefused) {
   struct Case {
     std::string card, want;
@@ -147,7 +147,7 @@ TEST(CardTest, MeaninglessNumbersAreRefused) {
   }
 }
 
-// Issue 29, item 7: careless values are refused naming the key and the
+// careless values are refused naming the key and the
 // value as written: a decode rate so low that every timeout overflows (each
 // request then timed out at once), a name with a NUL byte (it names the job
 // folder: the message was "evalrun: jobt/a"), a count beyond int64 (it was

@@ -93,7 +93,7 @@ TEST(ClientRetryTest, BackoffDoublesUpToItsCap) {
   EXPECT_EQ(o.sleeps, (std::vector<double>{1, 2, 4, 5, 5, 5}));
 }
 
-// Issue 29: a 503 that is not "Loading model" (a JSON "busy", a proxy's
+// a 503 that is not "Loading model" (a JSON "busy", a proxy's
 // HTML page) was handed back to the pool at once, 9 times in half a
 // second, ignoring `retries`, the backoff and Retry-After.
 TEST(ClientRetryTest, A503ThatIsNotLoadingObeysRetriesAndTheBackoff) {

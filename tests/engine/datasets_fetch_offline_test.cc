@@ -1,8 +1,8 @@
 // `evalrun datasets fetch` without a network: a host that cannot be
 // resolved (a name under the reserved .invalid TLD) or reached (a closed
 // port on 127.0.0.1) stops the fetch after the first file, with one message
-// naming the ways round it, and exit 2 within seconds (it used to try every
-// file 5 times, ~17 minutes for the 68 files). What is worth retrying (a
+// naming the ways round it, and exit 2 within seconds (trying every file 5
+// times would take ~17 minutes for the 68 files). What is worth retrying (a
 // transfer broken midway, a 5xx) still is: datasets_fetch_test.cc,
 // ABrokenTransferIsRetriedWithinOneRunFromWhereItStopped, and
 // datasets_fetch_sources_test.cc, RowsPagesAreRetriedAndTheirTotalChecked.

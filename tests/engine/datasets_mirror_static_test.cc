@@ -1,4 +1,4 @@
-// Issue 29, item 8: the documented offline path. `evalrun datasets fetch
+// the documented offline path. `evalrun datasets fetch
 // --mirror URL` against a plain static server of a complete data dir's copy
 // (files only, as `python3 -m http.server` in ../shared/datasets) fetches
 // every required file at its data-dir path, MMLU-Pro's two included, and

@@ -116,8 +116,8 @@ TEST_F(E2eBadInput, BaseUrlWithoutHost) {
   }
 }
 
-// --base-url gets the card's check (exit 1 at once; it used to wait for a
-// server at a URL that cannot work and exit 2).
+// --base-url gets the card's check (exit 1 at once, rather than waiting for
+// a server at a URL that cannot work and exiting 2).
 TEST_F(E2eBadInput, BaseUrlFlagIsCheckedLikeTheCardField) {
   for (const auto& [url, want] : std::vector<std::pair<std::string, std::string>>{
            {"localhost:8080", "--base-url: expected an http:// or https:// URL, got \"localhost:8080\" "

@@ -1,4 +1,4 @@
-// End to end (issue 29, items 6 and 7): a careless card or a boastful
+// End to end: a careless card or a boastful
 // server is refused before any request, naming the key; a run that cannot
 // write its files says so with its own exit code (5), not exit 3 (failed
 // requests), and keeps the answers that reached the disk.

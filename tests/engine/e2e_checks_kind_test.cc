@@ -1,4 +1,4 @@
-// The Done-when of issue 25's "results as types": a verdict kind defined
+// Results as types: a verdict kind defined
 // only in the test tree ("checks", a pass with per-check outcomes,
 // tests/parts/checks_part.cc, built into evalrun-test-parts) runs through
 // `run`, `report` and `compare` against the fake server. Adding that kind

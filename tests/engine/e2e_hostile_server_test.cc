@@ -1,4 +1,4 @@
-// Issue 29 end to end: the real evalrun binary against a scripted hostile
+// end to end: the real evalrun binary against a scripted hostile
 // server (tests/support/hostile_proxy.h in front of the fake llama-server).
 // Each test failed before the fix it names.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// End to end (issue 29, item 5): SIGTERM while RULER prepares its prompts
+// End to end: SIGTERM while RULER prepares its prompts
 // stops the preparation within a second or two of the first signal, says
 // so ("interrupted during preparation", not "waiting for the answers in
 // flight": there are none) and exits 130 without sending a request.

@@ -1,4 +1,4 @@
-// End to end (issue 29, item 7): a hand edit of samples.jsonl that flips a
+// End to end: a hand edit of samples.jsonl that flips a
 // verdict does not change the score unseen on resume. Resume scores every
 // stored answer again (evals/run/rescore_stored.h), warns naming the file
 // and the id, and the re-scored verdict counts.

@@ -373,8 +373,8 @@ TEST_F(E2eResume, ADamagedLineInTheMiddleIsRefusedNamingFileAndLine) {
 // A line that parses as JSON but that its part's codec rejects (here an
 // IFEval line without its instruction_id_list) is refused on resume with
 // exit 1 naming the file, the line and the field, before anything is
-// asked; the file is left as it was (it used to end the run with an
-// uncaught json type_error, exit 134).
+// asked; the file is left as it was (never an uncaught json type_error,
+// exit 134).
 TEST_F(E2eResume, ALineTheCodecRejectsIsRefusedNamingFileLineAndField) {
   FakeServer server;
   ASSERT_TRUE(server.Start());

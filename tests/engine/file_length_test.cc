@@ -1,6 +1,6 @@
 // Files named for one job stay small enough to read: no source file of the
 // project spans more than 650 lines, and none in evals/server/ (the client's
-// transports, wire formats, streaming, retry) more than 400 (issue 37).
+// transports, wire formats, streaming, retry) more than 400.
 // Counted as `wc -l` does; fixtures (tests/fixtures/) are data, not code.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The HTTP reply reader (evals/server/http_reply.h) on bytes, and the real
 // transport (MakeHttpTransport) against a scripted hostile server: a reply
-// belongs to its request (issue 29, case 1).
+// belongs to its request.
 #include "evals/server/http_reply.h"
 
 #include <gtest/gtest.h>

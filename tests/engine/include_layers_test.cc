@@ -1,5 +1,5 @@
 // The include graph of the product (evals/, scorers/, datasets/) has no
-// circle and no arrow running back up (issue 37). Each folder is a layer:
+// circle and no arrow running back up. Each folder is a layer:
 //
 //   8 evals/ (cli, main)                        the command line
 //   7 evals/benchmarks/<name>/                  one benchmark

@@ -1,4 +1,4 @@
-// Issue 29 in units: JSON depth and size bounds (json_bounds.h), the one
+// in units: JSON depth and size bounds (json_bounds.h), the one
 // redaction of the API key (redact.h), the key's own check, and admission
 // that recovers after capacity failures (pool_scheduler.h).
 #include <gtest/gtest.h>
@@ -122,7 +122,7 @@ class OverflowOnce : public Client {
   World* w_;
 };
 
-// Issue 29: a short burst of capacity failures cut a 4-slot run to 1 in
+// a short burst of capacity failures cut a 4-slot run to 1 in
 // flight for the rest of the run. Admission recovers as answers succeed.
 TEST(RequestPoolRecovery, AdmissionTightenedByABurstRecoversAsAnswersSucceed) {
   OverflowOnce::World w;

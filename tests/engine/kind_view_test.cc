@@ -107,7 +107,10 @@ TEST(SectionTables, RenderEscapedInBothForms) {
   EXPECT_NE(md.find("| &lt;script&gt; |  |"), std::string::npos) << md;
   const std::string html = SectionTablesHtml(tables);
   EXPECT_EQ(html.find("<script>"), std::string::npos);
-  EXPECT_NE(html.find("<td>&lt;script&gt;</td><td></td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td>&lt;script&gt;</td><td class=\"num\"></td>"), std::string::npos) << html;
+  // A column of figures is right-aligned, its header too; the first column names the row.
+  EXPECT_NE(html.find("<th>name</th><th class=\"num\">n</th>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td>x|y</td><td class=\"num\">3</td>"), std::string::npos) << html;
   SectionTable back;
   ASSERT_TRUE(SectionTable::FromJson(t.ToJson(), &back));
   EXPECT_EQ(back.rows, t.rows);

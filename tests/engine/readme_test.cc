@@ -1,4 +1,4 @@
-// The README's quick start is what a new user types first (issue 17): its
+// The README's quick start is what a new user types first: its
 // install line must work as root on a fresh Debian 12 (no sudo there) and as
 // a user with sudo, install what the test command needs (chromium for the
 // report test), and .ci/run must run exactly the README's test command.
@@ -114,6 +114,37 @@ TEST_F(ReadmeQuickStart, SaysHowToBuildOnlyEvalrunAndWhatToDoOffline) {
   for (const char* s : {"cmake --build build --target evalrun", "-DEVALRUN_TESTS=OFF", "--mirror", "--data-dir",
                         "EVALRUN_DATA", "../shared/datasets"})
     EXPECT_NE(readme_.find(s), std::string::npos) << s;
+}
+
+// The README is the front door, read in minutes: at most 250 lines, and
+// every longer text it sends the reader to is there.
+TEST(Readme, IsShortAndEveryDocItNamesIsThere) {
+  const std::string readme = Source("README.md");
+  size_t lines = 0;
+  for (char c : readme) lines += c == '\n';
+  EXPECT_LE(lines, 250u);
+  for (const char* doc : {"docs/cards.md", "docs/commands.md", "docs/parts.md", "docs/livecodebench.md", "docs/speed.md",
+                          "docs/servers.md", "docs/reliability.md", "docs/results-schema.md", "docs/architecture.md",
+                          "docs/measurements.md", "cards/README.md"}) {
+    EXPECT_NE(readme.find(std::string("(") + doc + ")"), std::string::npos) << "the README does not link " << doc;
+    EXPECT_GT(Source(doc).size(), 200u) << doc << " is missing or empty";
+  }
+  const std::string png = Source("docs/page.png");
+  EXPECT_NE(readme.find("(docs/page.png)"), std::string::npos);
+  EXPECT_EQ(png.compare(0, 4, "\x89PNG"), 0) << "docs/page.png is not a PNG";
+  EXPECT_LT(png.size(), 200u * 1024) << "keep the README's picture small";
+}
+
+// Text moved out of the README is where the documents that cite it say.
+TEST(Readme, TheMovedSectionsAreInTheirDocs) {
+  const std::pair<const char*, const char*> kSections[] = {
+      {"docs/speed.md", "## The real-server lane"},    {"docs/speed.md", "## The GPU lane check"},
+      {"docs/livecodebench.md", "**Trust boundary.**"}, {"docs/livecodebench.md", "**Sandbox.**"},
+      {"docs/parts.md", "### Parity (tested on real data)"}, {"docs/parts.md", "## The thinking test"},
+      {"docs/servers.md", "**Slurm**"},                 {"docs/servers.md", "**Kubernetes**"},
+      {"docs/commands.md", "## Exit codes"},            {"docs/measurements.md", "## The GPU lane check on an H200"}};
+  for (const auto& [doc, heading] : kSections)
+    EXPECT_NE(Source(doc).find(heading), std::string::npos) << doc << " has no " << heading;
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The report's tables at any figure width (issue 38): every Markdown table
+// The report's tables at any figure width: every Markdown table
 // sized to its widest cells (table_text.h MarkdownTable), the speed table with
 // its queue-time column and wide figures, the HTML tables in a scrolling box;
 // the parser counts (raw_fallback, server_parse_error) shown when a part has
@@ -70,11 +70,15 @@ TEST(SpeedTable, WideFiguresKeepTheTableAlignedAndQueueTimeHasItsColumn) {
                       "n 3) | -5.0 | 0.017 (0.016–0.018, n 3) | 0.001 (0.001–0.002, n 3) | 1 |"),
             std::string::npos)
       << md;
-  EXPECT_NE(flat.find("| 1.270 (0.010–2.580, n 16) | 1 | 8 requests at once on 4 slots"), std::string::npos) << md;
+  // The step's note is numbered under the table, the row carries its number.
+  EXPECT_NE(flat.find("| 1.270 (0.010–2.580, n 16) | 1 | 1 |"), std::string::npos) << md;
+  EXPECT_NE(flat.find("\n1. 8 requests at once on 4 slots"), std::string::npos) << md;
   const std::string html = RenderSpeedHtml(speed);
   EXPECT_NE(html.find("<div class=\"wide\"><table><thead><tr><th>step</th>"), std::string::npos) << html;
-  EXPECT_NE(html.find("<th>queue s</th>"), std::string::npos);
-  EXPECT_NE(html.find("1.270 (0.010–2.580, n 16)"), std::string::npos);
+  EXPECT_NE(html.find("<th class=\"num\">queue s</th>"), std::string::npos) << html;
+  EXPECT_NE(html.find("1.270<br><span class=\"spread\"><span>(0.010–2.580,</span> <span>n 16)</span></span>"),
+            std::string::npos)
+      << html;
 }
 
 // A run folder of one MMLU-Pro part: `n` answers in samples.jsonl (the first

@@ -1,9 +1,9 @@
-// The request pool's attempt budget per question (PoolOptions::max_attempts,
-// issue 38): a question the pool asks again after an outage gets only what
-// its earlier asks left (Client::CompleteWithin), one with nothing left
+// The request pool's attempt budget per question (PoolOptions::max_attempts):
+// a question the pool asks again after an outage gets only what its earlier
+// asks left (Client::CompleteWithin), one with nothing left
 // fails without a request, attempts that could not connect are not
-// counted, and the result carries every ask's attempts and causes. Before,
-// each ask had the client's whole budget again: a busy server got 18
+// counted, and the result carries every ask's attempts and causes. Were each
+// ask given the client's whole budget again, a busy server would get 18
 // attempts for 3 questions at retries 2.
 #include <gtest/gtest.h>
 

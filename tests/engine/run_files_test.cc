@@ -29,7 +29,7 @@ TEST_F(RunFilesTest, AppendWholeLinesAndReadBack) {
   EXPECT_FALSE(c.dropped_torn_tail);
 }
 
-// Issue 29, item 7: a samples.jsonl that is a symbolic link is refused, never
+// a samples.jsonl that is a symbolic link is refused, never
 // followed: its target (here a file whose last line looks torn) is left
 // byte for byte as it was, by the reader and by the appender.
 TEST_F(RunFilesTest, ASymlinkedSampleFileIsRefusedAndItsTargetLeftAlone) {

@@ -1,4 +1,4 @@
-// Issue 29, case 6, against a real llama-server: the managed engine of a fit
+// against a real llama-server: the managed engine of a fit
 // step killed with SIGBUS while it processes the step's request. The step
 // must be a failed step naming the signal and the log's last lines, never
 // "answered" with an empty answer.

@@ -3,7 +3,7 @@
 // serving a model from ../shared/models, stopped by its PID.
 //
 // The project never builds or ships llama.cpp: the lane takes the path of a
-// binary somebody built (README "The real-server lane").
+// binary somebody built (docs/speed.md, "The real-server lane").
 //
 // Every wait is bounded; the child gets SIGKILL if the test process dies
 // (PR_SET_PDEATHSIG), so a crashed test leaves no server behind.

@@ -1,4 +1,4 @@
-// No answer lost to llama-server's output parser (issue 38), against the
+// No answer lost to llama-server's output parser, against the
 // real server: a random-weight Qwen3-shaped model with the real Qwen3
 // tokenizer and chat template, made at test time in the temp folder
 // (../shared/gpu/make_qwen3_model.py, ~160 MB, needs Debian's python3-numpy
@@ -54,7 +54,7 @@ TEST_F(ParserRefusalReal, EveryRefusedAnswerIsScoredAndTheRunCompletes) {
   EXPECT_EQ(p["n"], 20) << p.dump(2);
   EXPECT_EQ(p["failed"], 0);
   const int raw = p.value("raw_fallback", 0), lost = p.value("server_parse_error", 0);
-  EXPECT_GT(raw + lost, 0) << "the random model's answers should trip the parser (README: 39 of 40)";
+  EXPECT_GT(raw + lost, 0) << "the random model's answers should trip the parser (docs/measurements.md, \"The raw route\")";
   const auto samples = Samples("q3", "mmlupro");
   ASSERT_EQ(samples.size(), 20u);
   int refused = 0, marked_raw = 0;

@@ -1,6 +1,5 @@
 // The speed part against a real llama-server with Qwen3's tokenizer and
-// template (tiny-qwen3-vocab.gguf, --jinja; issue 28's real-lane "done
-// when"): every prompt is exactly its target by usage.prompt_tokens; client
+// template (tiny-qwen3-vocab.gguf, --jinja): every prompt is exactly its target by usage.prompt_tokens; client
 // and server decode agree within 2 % or the step says why; C1/C2/C4 never
 // have more in flight than the slots (the server's own /metrics, polled);
 // a CPU hog the test starts during one step makes the guard repeat that

@@ -1,5 +1,5 @@
 // The thinking part's switch check against real llama-server templates
-// (issue 27): tiny-qwen3-vocab.gguf with --jinja has Qwen3's template (the
+//: tiny-qwen3-vocab.gguf with --jinja has Qwen3's template (the
 // off prompt ends with an empty think block); stories260K with chatml has
 // no switch; the Qwen3 model behind a gateway that strips
 // chat_template_kwargs has the switch dropped on the way.

@@ -2,6 +2,7 @@
 // question set: a procedure that restarts the engine at each context and
 // sends one prompt filling most of it (the ladder, evals/benchmarks/fit/fit_ladder.h).
 #include "evals/benchmarks/fit/fit_ladder.h"
+#include "evals/benchmarks/fit/fit_section.h"
 #include "evals/run/part.h"
 #include "evals/benchmarks/table.h"
 #include "evals/run/part_registry.h"
@@ -69,6 +70,7 @@ Benchmark FitBenchmark() {
   b.parts = {FitDefinition()};
   b.datasets = {"ruler"};  // the haystack: RULER's essays
   b.scorer = "none: each size loads and answers, or the step records why not";
+  b.page_sections = {FitPageSection()};
   return b;
 }
 

@@ -177,10 +177,10 @@ std::string AccuraciesMarkdown(const json& acc) {
 std::string AccuraciesHtml(const json& acc) {
   auto td = [](const json& v) { return "<td class=\"num\">" + Num(v) + "</td>"; };
   return "<h3>" + HtmlEscape(JsonText(acc["title"])) +
-         " accuracies</h3><table class=\"compact\"><thead><tr><th>level</th><th class=\"num\">strict %</th>"
+         " accuracies</h3><div class=\"wide\"><table class=\"compact\"><thead><tr><th>level</th><th class=\"num\">strict %</th>"
          "<th class=\"num\">loose %</th></tr></thead><tbody><tr><td>prompt</td>" +
          td(acc["prompt_strict"]) + td(acc["prompt_loose"]) + "</tr><tr><td>instruction</td>" +
-         td(acc["inst_strict"]) + td(acc["inst_loose"]) + "</tr></tbody></table>";
+         td(acc["inst_strict"]) + td(acc["inst_loose"]) + "</tr></tbody></table></div>";
 }
 
 class InstructionView : public KindView {

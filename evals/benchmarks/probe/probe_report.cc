@@ -76,20 +76,20 @@ std::string ProbeReportHtml(const json& pr) {
        " % of the positions have a top token with p &gt; 0.5. Prompts: " +
        NumOrDash(pr["prompt_tokens_mean"], "%.1f") + " tokens on average. Compare two probe runs with "
        "<code>evalrun compare</code> (KL divergence, top-1 agreement).</p>";
-  h += "<table class=\"compact\"><thead><tr><th>top-1 logprob</th><th class=\"num\">mean</th>"
+  h += "<div class=\"wide\"><table class=\"compact\"><thead><tr><th>top-1 logprob</th><th class=\"num\">mean</th>"
        "<th class=\"num\">min</th><th class=\"num\">p05</th><th class=\"num\">median</th>"
        "<th class=\"num\">p95</th><th class=\"num\">max</th></tr></thead><tbody><tr><td></td>";
   for (const char* k : {"mean", "min", "p05", "median", "p95", "max"})
     h += "<td class=\"num\">" + NumOrDash(t.is_object() && t.contains(k) ? t[k] : json(), "%.4f") + "</td>";
-  h += "</tr></tbody></table><h3>share of positions by top-1 probability</h3>" + BarChart(pr["histogram"]);
-  h += "<h3>positions</h3><table class=\"compact\"><thead><tr><th class=\"num\">position</th><th>text before it"
+  h += "</tr></tbody></table></div><h3>share of positions by top-1 probability</h3>" + BarChart(pr["histogram"]);
+  h += "<h3>positions</h3><div class=\"wide\"><table class=\"compact\"><thead><tr><th class=\"num\">position</th><th>text before it"
        "</th><th>next word</th><th>top token</th><th class=\"num\">logprob</th><th class=\"num\">p</th></tr>"
        "</thead><tbody>";
   for (const auto& r : pr["rows"])
     h += "<tr><td class=\"num\">" + E(r["position"]) + "</td><td>" + E(r["excerpt"]) + "</td><td>" +
          E(r["next_word"]) + "</td><td><code>" + E(r["token"]) + "</code></td><td class=\"num\">" +
          NumOrDash(r["logprob"], "%.5f") + "</td><td class=\"num\">" + NumOrDash(r["p"], "%.3f") + "</td></tr>";
-  h += "</tbody></table>";
+  h += "</tbody></table></div>";
   if (pr["rows_cut"].get<bool>())
     h += "<p class=\"note\">The first " + std::to_string(kProbeRowsShown) + " positions; samples.jsonl has them all.</p>";
   h += "</section>\n";

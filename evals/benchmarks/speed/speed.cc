@@ -1,4 +1,4 @@
-// The `speed` part: how fast the server runs (issue 28). Not a question
+// The `speed` part: how fast the server runs. Not a question
 // set: a procedure (evals/benchmarks/speed/speed_run.h) that measures decode, prefill,
 // requests at once and context depth on the client's clock and the
 // server's, with exact prompt lengths, a cold row and a load guard.

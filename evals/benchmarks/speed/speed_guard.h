@@ -1,4 +1,4 @@
-// The speed part's load guard (issue 28): while a step runs, the machine is
+// The speed part's load guard: while a step runs, the machine is
 // sampled every `interval_s` (0.5 s by default) on the existing busy
 // sampler (evals/watch/busy_sampler.h: one pass over /proc, CPU % since the
 // last pass; the runner itself and the engine's process tree are not

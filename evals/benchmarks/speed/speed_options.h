@@ -1,5 +1,5 @@
 // The speed part's settings (parts.speed in the card, evals/benchmarks/speed/speed.cc
-// declares the keys) as one plain value, with the defaults of issue 28: the
+// declares the keys) as one plain value, with its defaults, those of the
 // Python tool's `--parts decode,prefill,conc,ctx --prefill-depths
 // 2048,8192,32768 --prompt-ids code,prose --runs 2 --max-tokens 512
 // --warmups 1 --prefill-runs 3 --conc-levels 1,2,4,8 --conc-rounds 2

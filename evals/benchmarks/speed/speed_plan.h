@@ -1,4 +1,4 @@
-// The speed part's steps, planned before any request (issue 28):
+// The speed part's steps, planned before any request:
 //   decode/<id>     for each prompt id: `runs` requests of
 //                   decode_prompt_tokens prompt tokens, max_tokens answers;
 //   prefill/<depth> `prefill_runs` requests of exactly <depth> prompt

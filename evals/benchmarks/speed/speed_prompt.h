@@ -1,4 +1,4 @@
-// The speed part's prompts, of exactly the length asked (issue 28).
+// The speed part's prompts, of exactly the length asked.
 //
 // A prompt is one user message: a salt line first ("Session 482913047201.",
 // twelve digits, fresh for every request, so that no two requests share a

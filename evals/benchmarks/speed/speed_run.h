@@ -1,4 +1,4 @@
-// The speed part from start to end (issue 28): the engine started (a
+// The speed part from start to end: the engine started (a
 // managed one; else the running server), its build and flags read from
 // /props, whether the first request is cold (a managed engine just
 // started, or a server whose /metrics counters are all zero; else why

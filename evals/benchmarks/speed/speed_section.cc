@@ -4,6 +4,7 @@
 
 #include "evals/publish/html_text.h"
 #include "evals/publish/page_section.h"
+#include "evals/publish/table_notes.h"
 #include "evals/publish/table_text.h"
 
 namespace evalrun {
@@ -12,7 +13,8 @@ namespace {
 using json = nlohmann::json;
 
 struct Row {
-  std::string step, what, client, server, gap, ttft, queue, attempts, marks;
+  std::string step, what, client, server, gap, ttft, queue, attempts;
+  std::vector<std::string> marks;  // shown as numbered notes under the table
 };
 
 std::string Num(const json& v, const char* f) { return v.is_number() ? FormatDouble(f, v.get<double>()) : "—"; }
@@ -25,12 +27,12 @@ std::string Spread(const json& s, const char* f = "%.1f") {
 
 std::string Text(const json& v) { return v.is_string() ? v.get<std::string>() : ""; }
 
-std::string Marks(const json& step) {
+std::vector<std::string> Marks(const json& step) {
   std::vector<std::string> m;
   for (const auto& x : step.value("marks", json::array())) m.push_back(Text(x));
   if (step["note"].is_string()) m.push_back(Text(step["note"]));
   if (step["refused"].is_string()) m.push_back(Text(step["refused"]));
-  return Join(m, "; ");
+  return m;
 }
 
 // One row per measured figure of a step (ctx has decode and prefill).
@@ -60,10 +62,11 @@ std::vector<Row> Rows(const json& speed) {
   std::vector<Row> rows;
   const json& c = speed["cold"];
   if (c.is_object()) {
-    std::string marks = c["cold"].get<bool>() ? "" : "not cold: " + Text(c["why_not_cold"]);
+    std::vector<std::string> marks;
+    if (!c["cold"].get<bool>()) marks.push_back("not cold: " + Text(c["why_not_cold"]));
     if (c["decode_cold_to_warm"].is_number())
-      marks += std::string(marks.empty() ? "" : "; ") + "cold/warm decode " + Num(c["decode_cold_to_warm"], "%.2f") +
-               ", TTFT " + Num(c["ttft_cold_to_warm"], "%.2f");
+      marks.push_back("cold/warm decode " + Num(c["decode_cold_to_warm"], "%.2f") + ", TTFT " +
+                      Num(c["ttft_cold_to_warm"], "%.2f"));
     rows.push_back({"cold", "first request, decode t/s", Num(c["decode_client_tps"], "%.1f"),
                     Num(c["decode_server_tps"], "%.1f"), "—", Num(c["ttft_s"], "%.3f"), "—", "1", marks});
   }
@@ -98,29 +101,46 @@ std::string RenderSpeedMarkdown(const json& speed) {
   if (!speed.is_object()) return "";
   std::string o = "## How fast it runs\n\n" + MarkdownCell(EngineLine(speed)) + " " + kLead + "\n\n";
   std::vector<std::vector<std::string>> rows;
+  TableNotes notes;
   for (const Row& r : Rows(speed))
     rows.push_back({MarkdownCell(r.step), MarkdownCell(r.what), r.client, r.server, r.gap, r.ttft, r.queue, r.attempts,
-                    MarkdownCell(r.marks)});
+                    notes.Refs(r.marks)});
   o += MarkdownTable({"step", "figure", "client (median, min–max, n)", "server", "gap (%)", "TTFT s", "queue s",
-                      "attempts", "marks"},
-                     "llrrrrrrl", rows) + "\n";
+                      "attempts", "notes"},
+                     "llrrrrrrl", rows) + "\n" + notes.Markdown();
   if (speed["error"].is_string()) o += "- stopped: " + MarkdownCell(Text(speed["error"])) + "\n";
   return o + "\n";
+}
+
+// A figure "62.6 (61.9–63.1, n 2)" as the median over its spread in small
+// type, the spread free to wrap before its n, so the column is about as
+// wide as the longer of the two.
+std::string FigureCell(const std::string& figure) {
+  const size_t cut = figure.find(" (");
+  if (cut == std::string::npos) return "<td class=\"num\">" + HtmlEscape(figure) + "</td>";
+  const std::string spread = figure.substr(cut + 1);
+  const size_t n = spread.rfind(" n ");
+  const std::string parts = n == std::string::npos ? "<span>" + HtmlEscape(spread) + "</span>"
+                                                   : "<span>" + HtmlEscape(spread.substr(0, n)) + "</span> <span>" +
+                                                         HtmlEscape(spread.substr(n + 1)) + "</span>";
+  return "<td class=\"num\">" + HtmlEscape(figure.substr(0, cut)) + "<br><span class=\"spread\">" + parts +
+         "</span></td>";
 }
 
 std::string RenderSpeedHtml(const json& speed) {
   if (!speed.is_object()) return "";
   std::string h = "<section id=\"speed\"><h2>How fast it runs</h2><p>" + HtmlEscape(EngineLine(speed)) + " " +
-                  HtmlEscape(kLead) + "</p><div class=\"wide\"><table><thead><tr><th>step</th><th>figure</th><th>client</th>"
-                  "<th>server</th><th>gap (%)</th><th>TTFT s</th><th>queue s</th><th>attempts</th><th>marks</th></tr>"
-                  "</thead><tbody>";
+                  HtmlEscape(kLead) + "</p><div class=\"wide\"><table><thead><tr><th>step</th><th>figure</th>"
+                  "<th class=\"num\">client</th><th class=\"num\">server</th><th class=\"num\">gap (%)</th>"
+                  "<th class=\"num\">TTFT s</th><th class=\"num\">queue s</th><th class=\"num\">attempts</th>"
+                  "<th>notes</th></tr></thead><tbody>";
+  TableNotes notes;
   for (const Row& r : Rows(speed))
-    h += "<tr><td>" + HtmlEscape(r.step) + "</td><td>" + HtmlEscape(r.what) + "</td><td class=\"num\">" +
-         HtmlEscape(r.client) + "</td><td class=\"num\">" + HtmlEscape(r.server) + "</td><td class=\"num\">" +
-         HtmlEscape(r.gap) + "</td><td class=\"num\">" + HtmlEscape(r.ttft) + "</td><td class=\"num\">" +
-         HtmlEscape(r.queue) + "</td><td class=\"num\">" +
-         HtmlEscape(r.attempts) + "</td><td>" + HtmlEscape(r.marks) + "</td></tr>";
-  h += "</tbody></table></div>";
+    h += "<tr><td class=\"name\">" + HtmlEscape(r.step) + "</td><td>" + HtmlEscape(r.what) + "</td>" +
+         FigureCell(r.client) + FigureCell(r.server) + "<td class=\"num\">" + HtmlEscape(r.gap) + "</td>" +
+         FigureCell(r.ttft) + FigureCell(r.queue) + "<td class=\"num\">" + HtmlEscape(r.attempts) +
+         "</td><td class=\"num\">" + HtmlEscape(notes.Refs(r.marks)) + "</td></tr>";
+  h += "</tbody></table></div>" + notes.Html();
   if (speed["error"].is_string()) h += "<p>stopped: " + HtmlEscape(Text(speed["error"])) + "</p>";
   return h + "</section>";
 }

@@ -1,4 +1,4 @@
-// The speed part's statistics (issue 28): a step's figure is the median of
+// The speed part's statistics: a step's figure is the median of
 // its requests (or rounds) with the min, the max and n, never a mean with a
 // standard deviation from two numbers and never a p99 across runs; the gaps
 // between streamed chunks are summarised only within one request.

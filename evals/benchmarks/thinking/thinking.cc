@@ -1,4 +1,4 @@
-// The thinking test (issue 27): the questions of other multiple-choice parts
+// The thinking test: the questions of other multiple-choice parts
 // (GPQA Diamond and a seeded MMLU-Pro subset by default) asked in two arms,
 //   on   thinking on with a reasoning budget (reasoning_budget_tokens; the
 //        request's max_tokens is the budget + the benchmark's answer limit),

@@ -1,7 +1,7 @@
 // What the thinking part (evals/benchmarks/thinking/thinking.cc) measures of its answers,
 // from the recorded samples: where an answer's reasoning is, how many
 // tokens it spent, where a cut-off fell, and the figures of an arm and of
-// the paired arms of one benchmark (issue 27).
+// the paired arms of one benchmark.
 //
 // Reasoning tokens per answer: llama-server's usage does not split the
 // reasoning from the answer, so they are usage.completion_tokens minus the

@@ -1,5 +1,5 @@
 // Does the thinking switch reach the chat template? The thinking part's
-// check before any item (issue 27): the same short prompt is asked with
+// check before any item: the same short prompt is asked with
 // chat_template_kwargs {"enable_thinking": false} and then true, and the
 // server's prompt token counts (usage.prompt_tokens) are compared; where the
 // server has /apply-template the two rendered prompts are compared too, and

@@ -64,7 +64,7 @@ std::string MarkdownTable(const Table& t) {
 
 std::string HtmlTable(const Table& t) {
   std::string h = t.title.empty() ? "" : "<h3>" + HtmlEscape(t.title) + "</h3>";
-  h += "<table class=\"compact\"><thead><tr>";
+  h += "<div class=\"wide\"><table class=\"compact\"><thead><tr>";
   for (size_t i = 0; i < t.head.size(); ++i)
     h += std::string(i ? "<th class=\"num\">" : "<th>") + HtmlEscape(t.head[i]) + "</th>";
   h += "</tr></thead><tbody>";
@@ -74,7 +74,7 @@ std::string HtmlTable(const Table& t) {
       h += std::string(i ? "<td class=\"num\">" : "<td>") + HtmlEscape(r[i]) + "</td>";
     h += "</tr>";
   }
-  h += "</tbody></table>";
+  h += "</tbody></table></div>";
   if (!t.note.empty()) h += "<p class=\"note\">" + HtmlEscape(t.note) + "</p>";
   return h;
 }

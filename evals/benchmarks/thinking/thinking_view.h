@@ -1,5 +1,5 @@
 // How `evalrun report` and `evalrun compare` show the thinking part
-// (evals/benchmarks/thinking/thinking.cc, issue 27), rendered from its results.json object
+// (evals/benchmarks/thinking/thinking.cc), rendered from its results.json object
 // (`parts.thinking`, docs/results-schema.md) and, for compare, the part's
 // paired statistics that compare already made (compare_stats.h: the headline
 // metric's "arm @ benchmark" rows).

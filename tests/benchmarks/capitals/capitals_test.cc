@@ -1,4 +1,4 @@
-// The Done-when of issue 37: the example benchmark (capitals.cc in this
+// The example benchmark (capitals.cc in this
 // folder: a part and one row of the benchmark table) is in `evalrun --list`,
 // runs, is re-scored by `score`, compared by `compare` and shown on the page,
 // with no other file naming it (benchmark_names_test.cc checks that). The

@@ -314,7 +314,7 @@ TEST_F(FitTest, CancelStopsTheEngineAndReturnsCancelled) {
   EXPECT_EQ(engine->pid(), -1);
 }
 
-// Issue 29, item 6: an engine that dies in the middle of the request (here
+// an engine that dies in the middle of the request (here
 // SIGBUS, as a model file cut short under its mmap) is a failed step naming
 // the signal and the log's last lines, never "answered" with an empty answer.
 TEST_F(FitTest, AnEngineThatDiesMidRequestMakesItsStepAFailedStep) {

@@ -1,5 +1,5 @@
 // The GPU lane's bare streaming client (scripts/bare_stream_client.py) on the
-// speed part's own requests (issue 38): evalrun's speed part against the fake
+// speed part's own requests: evalrun's speed part against the fake
 // llama-server (4 slots; C1 and C8, so that 4 requests queue), then `replay`
 // sends speed/requests.jsonl again and `compare` pairs the two clients'
 // TTFTs. What is checked is the plumbing, never a speed: every measured

@@ -1,4 +1,4 @@
-// The speed part end to end (issue 28): the real evalrun binary against the
+// The speed part end to end: the real evalrun binary against the
 // fake llama-server with planted service times (prefill ms per prompt
 // token, ms per generated token): decode, prefill, totals and TTFT come out
 // within 1 % of what was planted; every prompt is exactly its target by the
@@ -246,8 +246,8 @@ TEST_F(E2eSpeed, AChatStreamTheParserRefusesIsMeasuredOverTheRawRouteAndRecorded
 }
 
 // A run of the speed part alone with "slots": "auto" records the server's
-// own count (GET /props total_slots), as the page's Setup table shows it; it
-// used to record 1, since no question pool needed sizing.
+// own count (GET /props total_slots), as the page's Setup table shows it, not
+// 1, though no question pool needed sizing.
 TEST_F(E2eSpeed, ASpeedOnlyRunWithAutoSlotsRecordsTheServersOwnCount) {
   FakeServerOptions fo;
   fo.ms_per_token = 1;

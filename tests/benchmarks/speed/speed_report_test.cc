@@ -40,14 +40,39 @@ TEST(SpeedSection, StepsColdRowAndRefusalsAreShown) {
                     "(0.200–0.200, n 2) | — | 2 |"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("cold/warm decode 0.27, TTFT 3.10"), std::string::npos) << md;
-  EXPECT_NE(md.find("| ctx/8192 | ctx | — | — | — | — | — | 0 | ctx/8192: a prompt of 8192 tokens"), std::string::npos)
-      << md;
+  // The marks are numbered notes under the table, the rows carry their numbers.
+  EXPECT_NE(md.find("| cold | first request, decode t/s | 16.8 | 17.0 | — | 0.900 | — | 1 | 1 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("1. cold/warm decode 0.27, TTFT 3.10\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ctx/8192 | ctx | — | — | — | — | — | 0 | 2 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("2. ctx/8192: a prompt of 8192 tokens"), std::string::npos) << md;
   const std::string html = RenderSpeedHtml(speed);
   EXPECT_NE(html.find("<section id=\"speed\"><h2>How fast it runs</h2>"), std::string::npos);
-  EXPECT_NE(html.find("62.6 (62.1–63.1, n 2)"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">62.6<br><span class=\"spread\"><span>(62.1–63.1,</span> <span>n 2)</span></span></td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<ol class=\"notes\"><li>cold/warm decode 0.27, TTFT 3.10</li><li>ctx/8192: a prompt"),
+            std::string::npos)
+      << html;
   EXPECT_TRUE(SpeedSectionModel(nlohmann::json::parse(R"({"parts": {}})")).is_null());
   EXPECT_EQ(RenderSpeedMarkdown(nullptr), "");
+}
+
+// A mark every step shares (the raw route's) is one note, and every row
+// refers to it by the same number.
+TEST(SpeedSection, AMarkSharedByRowsIsOneNumberedNote) {
+  const std::string raw = "the chat stream was refused by the output parser (HTTP 500) and sent over /completion";
+  nlohmann::json speed = nlohmann::json::parse(R"({"engine": null, "cold": null, "error": null, "steps": []})");
+  for (const char* name : {"decode/code", "decode/prose", "prefill/2048"})
+    speed["steps"].push_back({{"name", name}, {"kind", "decode"}, {"attempts", {1}}, {"note", nullptr},
+                              {"refused", nullptr}, {"result", nullptr}, {"marks", {raw}}});
+  speed["steps"][2]["note"] = "a note of its own";
+  const std::string html = RenderSpeedHtml(speed);
+  size_t times = 0;
+  for (size_t at = html.find(raw); at != std::string::npos; at = html.find(raw, at + 1)) ++times;
+  EXPECT_EQ(times, 1u) << html;
+  EXPECT_NE(html.find("<td class=\"num\">1, 2</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<ol class=\"notes\"><li>" + raw + "</li><li>a note of its own</li></ol>"), std::string::npos)
+      << html;
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // When StreamingChat's clock starts and what counts as the first token
-// (evals/server/stream.h, issue 38): the clock starts when the request's
+// (evals/server/stream.h): the clock starts when the request's
 // last byte is written (after the connect), each piece is stamped as its
 // read returns, and the first token is the first chunk with a choice:
 // llama-server's role chunk, which comes with the first generated token
