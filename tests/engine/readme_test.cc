@@ -124,7 +124,7 @@ TEST(Readme, IsShortAndEveryDocItNamesIsThere) {
   for (char c : readme) lines += c == '\n';
   EXPECT_LE(lines, 250u);
   for (const char* doc : {"docs/cards.md", "docs/commands.md", "docs/parts.md", "docs/livecodebench.md", "docs/speed.md",
-                          "docs/servers.md", "docs/reliability.md", "docs/results-schema.md", "docs/architecture.md",
+                          "docs/servers.md", "docs/shards.md", "docs/reliability.md", "docs/results-schema.md", "docs/architecture.md",
                           "docs/measurements.md", "cards/README.md"}) {
     EXPECT_NE(readme.find(std::string("(") + doc + ")"), std::string::npos) << "the README does not link " << doc;
     EXPECT_GT(Source(doc).size(), 200u) << doc << " is missing or empty";
@@ -141,7 +141,8 @@ TEST(Readme, TheMovedSectionsAreInTheirDocs) {
       {"docs/speed.md", "## The real-server lane"},    {"docs/speed.md", "## The GPU lane check"},
       {"docs/livecodebench.md", "**Trust boundary.**"}, {"docs/livecodebench.md", "**Sandbox.**"},
       {"docs/parts.md", "### Parity (tested on real data)"}, {"docs/parts.md", "## The thinking test"},
-      {"docs/servers.md", "**Slurm**"},                 {"docs/servers.md", "**Kubernetes**"},
+      {"docs/servers.md", "## One card, several servers"}, {"docs/shards.md", "## Slurm"},
+      {"docs/shards.md", "## Kubernetes"},
       {"docs/commands.md", "## Exit codes"},            {"docs/measurements.md", "## The GPU lane check on an H200"}};
   for (const auto& [doc, heading] : kSections)
     EXPECT_NE(Source(doc).find(heading), std::string::npos) << doc << " has no " << heading;

@@ -265,7 +265,7 @@ PartDefinition LiveCodeBenchDefinition() {
                                    "isolates; refused by default (the command line's --unsafe-exec does the same)")
           .Default(false),
       CardKey::Enum("sandbox", {"namespaces", "unshare", "seccomp", "rlimits"},
-                    "the weakest sandbox level accepted (README's LiveCodeBench table says what each contains); "
+                    "the weakest sandbox level accepted (docs/livecodebench.md's table says what each contains); "
                     "below it evalrun refuses before any request. The command line's --sandbox overrides it"),
       CardKey::Enum("sandbox_max_level", {"namespaces", "unshare", "seccomp", "rlimits"},
                     "the strongest sandbox level tried (tests cap it); the probe goes down from there")
