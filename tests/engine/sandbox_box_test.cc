@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -91,6 +92,47 @@ TEST(BoxCleanupTest, EveryProcessOfAUidEndsSetsidOrNot) {
   ReapZombieChildrenOfUid(lease->uid());
   EXPECT_EQ(ProcessesWith(tag), 0);
   EXPECT_FALSE(KillProcessesOfUid(0)) << "root is never a sandbox uid";
+}
+
+// System V objects of the uid, keyless or not, that outlived their maker.
+int SysvObjectsOf(int uid) {
+  int n = 0;
+  for (const char* kind : {"shm", "sem", "msg"}) {
+    std::ifstream in(std::string("/proc/sysvipc/") + kind);
+    std::string header, line;
+    std::getline(in, header);
+    std::istringstream h(header);
+    std::vector<std::string> names;
+    for (std::string name; h >> name;) names.push_back(name);
+    while (std::getline(in, line)) {
+      std::istringstream row(line);
+      for (size_t i = 0; i < names.size(); ++i) {
+        std::string cell;
+        if (!(row >> cell)) break;
+        if (names[i] == "uid" && std::stoi(cell) == uid) ++n;
+      }
+    }
+  }
+  return n;
+}
+
+TEST(BoxCleanupTest, EverySystemVObjectOfAUidIsRemoved) {
+  if (geteuid() != 0) GTEST_SKIP() << "only root runs code as a uid of its own";
+  std::unique_ptr<SandboxUidLease> lease;
+  ASSERT_TRUE(LeaseSandboxUid(&lease).ok());
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/python3", "-I", "-c",
+               "import ctypes\nlibc = ctypes.CDLL(None)\n"
+               "for key in (0, 0x45fffff0):\n    assert libc.shmget(key, 1 << 20, 0o1666) >= 0\n"
+               "assert libc.semget(0, 2, 0o1666) >= 0 and libc.msgget(0, 0o1666) >= 0\n"};
+  spec.run_as_uid = spec.run_as_gid = lease->uid();
+  spec.limits.wall_s = 10;
+  ProcessResult r;
+  ASSERT_TRUE(RealProcessRunner::Default()->Run(spec, &r).ok());
+  ASSERT_TRUE(r.ok()) << r.stderr_text;
+  ASSERT_EQ(SysvObjectsOf(lease->uid()), 4);
+  RemoveSysvIpcOfUid(lease->uid());
+  EXPECT_EQ(SysvObjectsOf(lease->uid()), 0);
 }
 
 // The probe says what the level taken holds, for run.json and the notes.

@@ -65,6 +65,8 @@ void ProcessLeftovers(std::vector<std::string>* out) {
   closedir(proc);
 }
 
+bool OurIpcKey(long key) { return key >= EscapeIpcKey() && key < EscapeIpcKey() + 8; }
+
 void IpcLeftovers(std::vector<std::string>* out) {
   for (const char* kind : {"shm", "sem", "msg"}) {
     std::ifstream in(std::string("/proc/sysvipc/") + kind);
@@ -77,11 +79,12 @@ void IpcLeftovers(std::vector<std::string>* out) {
       std::istringstream row(line);
       std::vector<std::string> cells;
       for (std::string c; row >> c;) cells.push_back(c);
-      for (size_t i = 0; i < names.size() && i < cells.size(); ++i)
-        if ((names[i] == "uid" || names[i] == "cuid") && IsSandboxUid(std::atol(cells[i].c_str()))) {
-          out->push_back(std::string("System V ") + kind + ": " + line);
-          break;
-        }
+      bool sandbox_uid = false, ours = false;
+      for (size_t i = 0; i < names.size() && i < cells.size(); ++i) {
+        if (names[i] == "uid" || names[i] == "cuid") sandbox_uid |= IsSandboxUid(std::atol(cells[i].c_str()));
+        if (names[i] == "key") ours = OurIpcKey(std::atol(cells[i].c_str()));
+      }
+      if (sandbox_uid && ours) out->push_back(std::string("System V ") + kind + ": " + line);
     }
   }
 }
@@ -120,10 +123,14 @@ const std::vector<std::string>& EscapeAnswerNames() {
   return names;
 }
 
+long EscapeIpcKey() { return 0x45000000L + (getpid() % 0x100000) * 8; }
+
 std::string EscapeAnswer(const std::string& name) {
   std::string code = Slurp(FixturePath("escape/" + name + ".py"));
-  for (size_t at = code.find("@MARK@"); at != std::string::npos; at = code.find("@MARK@", at))
-    code.replace(at, 6, EscapeMark());
+  for (const auto& [placeholder, value] : {std::pair<std::string, std::string>{"@MARK@", EscapeMark()},
+                                           {"@IPCKEY@", std::to_string(EscapeIpcKey())}})
+    for (size_t at = code.find(placeholder); at != std::string::npos; at = code.find(placeholder, at))
+      code.replace(at, placeholder.size(), value);
   return code;
 }
 

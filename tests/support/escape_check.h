@@ -24,7 +24,11 @@ const std::string& EscapeMark();
 // An API key unique to this test process ("sk-evalrun-escape-<pid>").
 const std::string& EscapeKey();
 
-// The answer tests/fixtures/escape/<name>.py with @MARK@ replaced.
+// The first of 8 System V keys unique to this test process, so that the
+// objects of a test beside it (ctest -j) are not taken for this one's.
+long EscapeIpcKey();
+
+// The answer tests/fixtures/escape/<name>.py with @MARK@ and @IPCKEY@ replaced.
 std::string EscapeAnswer(const std::string& name);
 // Every hostile answer's name, in the folder's order.
 const std::vector<std::string>& EscapeAnswerNames();
@@ -49,7 +53,9 @@ class EscapeDecoy {
 //   * a process whose command line holds the mark (any uid), and as root
 //     any process of a sandbox uid that does (or a zombie child of this
 //     process of a sandbox uid);
-//   * a System V object of a sandbox uid (as root);
+//   * a System V object of a sandbox uid (as root) whose key is one of
+//     EscapeIpcKey's 8 (keyless ones cannot be told from a test's beside
+//     it: sandbox_box_test.cc checks them by the uid it leases);
 //   * a file named for the mark in /tmp, /dev/shm, /var/tmp or a private
 //     folder (/tmp/evalrun-box-*), or /var/tmp/platform.py holding it.
 std::vector<std::string> EscapeLeftovers();

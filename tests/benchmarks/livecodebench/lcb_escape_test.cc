@@ -110,9 +110,14 @@ TEST_P(LcbEscape, HostileAnswersFailBesideHonestOnesAndLeaveNothing) {
   EXPECT_EQ(EscapeLeftovers(), std::vector<std::string>{}) << box_->level();
 }
 
+// The CPU-share cases: an honest answer's wall-clock time limit is the
+// measure, so ctest runs them alone (tests/CMakeLists.txt: RUN_SERIAL), where
+// no other test's load stands in for the hostile answer's.
+class LcbEscapeCpu : public LcbEscape {};
+
 // Daemons burning CPU after their answer ended must not push the next
 // answer into a time limit.
-TEST_P(LcbEscape, EscapedCpuBurnersDoNotTimeOutTheNextAnswer) {
+TEST_P(LcbEscapeCpu, EscapedCpuBurnersDoNotTimeOutTheNextAnswer) {
   ExpectVerdicts(GradeTogether({{"cpu_burners_escape", EscapeAnswer("cpu_burners_escape")}}, 3));
   ExpectVerdicts(GradeTogether({{"honest_cpu", kHonestCpu}}, 1));
   EXPECT_EQ(EscapeLeftovers(), std::vector<std::string>{}) << box_->level();
@@ -120,19 +125,23 @@ TEST_P(LcbEscape, EscapedCpuBurnersDoNotTimeOutTheNextAnswer) {
 
 // Two at once (scoring.concurrency 2): an answer burning CPU in 8 children
 // during its own run leaves its neighbour its share.
-TEST_P(LcbEscape, ABurnerBesideAnHonestAnswerLeavesItItsShare) {
+TEST_P(LcbEscapeCpu, ABurnerBesideAnHonestAnswerLeavesItItsShare) {
   ExpectVerdicts(GradeTogether({{"cpu_burn_during_run", EscapeAnswer("cpu_burn_during_run")},
                                 {"honest_cpu", kHonestCpu}},
                                1));
   EXPECT_EQ(EscapeLeftovers(), std::vector<std::string>{}) << box_->level();
 }
 
+std::string LevelName(const ::testing::TestParamInfo<SandboxLevel>& i) { return SandboxLevelName(i.param); }
+
 INSTANTIATE_TEST_SUITE_P(Levels, LcbEscape,
                          ::testing::Values(SandboxLevel::kNamespaces, SandboxLevel::kUnshare, SandboxLevel::kSeccomp,
                                            SandboxLevel::kRlimits),
-                         [](const ::testing::TestParamInfo<SandboxLevel>& i) {
-                           return std::string(SandboxLevelName(i.param));
-                         });
+                         LevelName);
+INSTANTIATE_TEST_SUITE_P(Levels, LcbEscapeCpu,
+                         ::testing::Values(SandboxLevel::kNamespaces, SandboxLevel::kUnshare, SandboxLevel::kSeccomp,
+                                           SandboxLevel::kRlimits),
+                         LevelName);
 
 }  // namespace
 }  // namespace evalrun
