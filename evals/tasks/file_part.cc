@@ -93,7 +93,7 @@ class FilePart : public Part {
                           std::vector<std::string>* cats) const {
     for (size_t i = 0; i < rows.size(); ++i) {
       std::string id = std::to_string(i), cat;
-      const std::string where = spec_->data.shown + ":" + std::to_string(rows[i].line);
+      const std::string where = spec_->path + ": " + spec_->data.shown + ":" + std::to_string(rows[i].line);
       if (!spec_->id_field.empty() && !FieldText(rows[i].fields, spec_->id_field, &id))
         return Status::InvalidInput(where + ": no field \"" + spec_->id_field + "\" (data.id)");
       if (!spec_->category_field.empty() && !FieldText(rows[i].fields, spec_->category_field, &cat))
@@ -127,7 +127,7 @@ class FilePart : public Part {
   }
 
   Status BuildItem(const TaskRow& row, const TaskPrompt& prompt, int max_tokens, Item* it) {
-    const std::string where = spec_->data.shown + ":" + std::to_string(row.line);
+    const std::string where = spec_->path + ": " + spec_->data.shown + ":" + std::to_string(row.line);
     Gold gold;
     std::vector<std::pair<std::string, std::string>> extra;
     EVALRUN_RETURN_IF_ERROR(ReadGold(row, where, &gold, &extra));
@@ -137,7 +137,7 @@ class FilePart : public Part {
       it->prompt.messages.push_back({"system", text});
     }
     for (const TaskRow* s : ShotsFor(it->category)) {
-      const std::string at = spec_->fewshot.source.shown + ":" + std::to_string(s->line);
+      const std::string at = spec_->path + ": " + spec_->fewshot.source.shown + ":" + std::to_string(s->line);
       Gold unused;
       std::vector<std::pair<std::string, std::string>> shot_extra;
       EVALRUN_RETURN_IF_ERROR(ReadGold(*s, at, &unused, &shot_extra));
