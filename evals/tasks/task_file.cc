@@ -231,6 +231,10 @@ Status ParseTaskFile(std::string_view text, const std::string& path, TaskSpec* t
   const std::filesystem::path p(path);
   const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
   JsonFields f(doc, path, "");
+  // An unknown key first: a mistyped "prompt" is named as such, not as a
+  // missing prompt.
+  f.Allow({"name", "title", "about", "run_order", "data", "fewshot", "prompt", "prompts", "default_prompt", "answer"});
+  EVALRUN_RETURN_IF_ERROR(f.Finish());
   EVALRUN_RETURN_IF_ERROR(f.String("name", &t->name, true));
   if (!ValidName(t->name))
     return f.Error("name", "expected 1..64 of a-z, 0-9, '_' and '-' (it names the part and its folder), got \"" +

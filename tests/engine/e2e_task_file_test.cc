@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -95,12 +97,18 @@ TEST_F(E2eTaskFile, ArithmeticIsListedRunScoredOnThePageAndCompared) {
                                  {ans[6]}));
   ASSERT_EQ(Run({"--tasks", ArithmeticDir(), "--card", plain, "--job", "b"}).exit_code, 0);
   EXPECT_EQ(Results("b")["parts"]["arithmetic"]["correct"], 9);
-  BinaryResult rep = Run({"report", dir_ + "/runs/a"});
+  // Without the folder the page names the part; with it, by its title.
+  BinaryResult rep = RunBinary({EvalrunBinary(), "report", dir_ + "/runs/a"}, 60);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NE(ReadFile(dir_ + "/runs/a/report.md").find("| arithmetic | accuracy |     85.00 |"), std::string::npos);
+  rep = RunBinary({EvalrunBinary(), "report", "--tasks", ArithmeticDir(), dir_ + "/runs/a"}, 60);
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
   const std::string md = ReadFile(dir_ + "/runs/a/report.md");
   EXPECT_NE(md.find("Arithmetic"), std::string::npos) << md;
-  EXPECT_NE(md.find("85.0"), std::string::npos) << md;
-  BinaryResult c = Run({"compare", dir_ + "/runs/a", dir_ + "/runs/b", "--json"});
+  EXPECT_NE(md.find("85.00"), std::string::npos) << md;
+  EXPECT_NE(md.find("accuracy by category"), std::string::npos) << md;
+  EXPECT_NE(ReadFile(dir_ + "/runs/a/report.html").find("Arithmetic"), std::string::npos);
+  BinaryResult c = RunBinary({EvalrunBinary(), "compare", dir_ + "/runs/a", dir_ + "/runs/b", "--json"}, 60);
   EXPECT_EQ(c.exit_code, 4) << c.err << c.out;  // 8 flips right -> wrong: p = 2 * 0.5^8
   const nlohmann::json doc = nlohmann::json::parse(c.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << c.out;
@@ -140,7 +148,7 @@ TEST_F(E2eTaskFile, ABadTaskFileIsRefusedBeforeAnyRequest) {
        {"arithmetic.json", "arithmetic.jsonl:1", "prompt.user", "{units}"}},
       {"bad-regex", "\"from\": \"last\"", "\"regex\": [\"(-?[0-9]+\"]",
        {"arithmetic.json", "answer.regex[0]", "does not compile"}},
-      {"no-such-kind", "\"kind\": \"number\"", "\"kind\": \"numeric\"",
+      {"no-such-kind", "\"kind\": \"number\"", "\"kind\": \"nuber\"",
        {"arithmetic.json", "answer.kind", "did you mean \"number\""}},
   };
   for (const Case& k : cases) {
@@ -150,6 +158,53 @@ TEST_F(E2eTaskFile, ABadTaskFileIsRefusedBeforeAnyRequest) {
     for (const std::string& s : k.said) EXPECT_NE(r.err.find(s), std::string::npos) << k.name << ": " << r.err;
   }
   EXPECT_EQ(server.chat_requests(), 0);
+}
+
+// A CSV file of rows, few-shot turns from another file of the same
+// category, an exact-string answer normalised as the file says.
+TEST_F(E2eTaskFile, CsvRowsFewShotTurnsAndAnExactAnswer) {
+  const std::string dir = dir_ + "/capitals";
+  std::filesystem::create_directories(dir);
+  WriteFile(dir + "/rows.csv", "country,region,capital\nFrance,europe,Paris\nJapan,asia,Tokyo\n"
+                               "\"Korea, South\",asia,Seoul\nItaly,europe,Rome\n");
+  WriteFile(dir + "/shots.jsonl", "{\"country\": \"Spain\", \"region\": \"europe\", \"capital\": \"Madrid\"}\n"
+                                  "{\"country\": \"India\", \"region\": \"asia\", \"capital\": \"New Delhi\"}\n");
+  WriteFile(dir + "/capitals.json", R"({
+    "name": "capital-cities", "title": "Capital cities",
+    "data": {"file": "rows.csv", "id": "country", "category": "region"},
+    "fewshot": {"file": "shots.jsonl", "count": 1, "same_category": true, "answer": "{capital}"},
+    "prompt": {"user": "The capital of {country}?", "max_tokens": 8},
+    "answer": {"kind": "exact", "gold": "capital", "ignore_case": true, "ignore_punctuation": true,
+               "collapse_whitespace": true}
+  })");
+  FakeServer server({.slots = 1});
+  ASSERT_TRUE(server.Start());
+  std::mutex mu;
+  std::vector<nlohmann::json> asked;
+  server.SetResponder([&](const nlohmann::json& req) {
+    std::lock_guard<std::mutex> l(mu);
+    asked.push_back(req["messages"]);
+    const std::string q = req["messages"].back()["content"].get<std::string>();
+    FakeReply r;
+    r.content = q.find("France") != std::string::npos ? "  paris. " : q.find("Japan") != std::string::npos ? "TOKYO" : "Kyoto";
+    return r;
+  });
+  const std::string card = WriteCard(server.base_url(), "1", R"({"capital-cities": {}})");
+  BinaryResult r = Run({"--tasks", dir, "--card", card, "--job", "caps"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json p = Results("caps")["parts"]["capital-cities"];
+  EXPECT_EQ(p["kind"], "match");
+  EXPECT_EQ(p["n"], 4);
+  EXPECT_EQ(p["correct"], 2);  // "  paris. " and "TOKYO" after normalising; "Kyoto" twice wrong
+  EXPECT_EQ(p["categories"]["asia"]["correct"], 1);
+  ASSERT_EQ(asked.size(), 4u);
+  for (const auto& m : asked) {
+    ASSERT_EQ(m.size(), 3u) << m.dump();  // the shot's question and answer, then the question
+    const std::string q = m[2]["content"].get<std::string>();
+    const bool asia = q.find("Japan") != std::string::npos || q.find("Korea, South") != std::string::npos;
+    EXPECT_EQ(m[1]["content"], asia ? "New Delhi" : "Madrid") << m.dump();
+    EXPECT_EQ(m[1]["role"], "assistant");
+  }
 }
 
 // A sample line without what differs between two runs of the same answers
