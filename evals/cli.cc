@@ -472,7 +472,8 @@ int RunCli(int argc, char** argv) {
   for (CLI::App* a : {&app, sc, cm, rp, mg, dfetch, dlist})
     a->add_option("--tasks", task_dirs, "a folder of task files (docs/tasks.md), each a benchmark; repeatable; "
                                         "also $EVALRUN_TASKS (':'-separated) and the card's `tasks`")
-        ->type_name("DIR");
+        ->type_name("DIR")
+        ->allow_extra_args(false);
   if (std::optional<int> code = ParseCommandLine(app, argc, argv)) return *code;
   if (Status st = LoadTasks(task_dirs); !st.ok()) {
     std::fprintf(stderr, "evalrun: %s\n", st.message().c_str());

@@ -117,6 +117,41 @@ TEST_F(E2eTaskFile, ArithmeticIsListedRunScoredOnThePageAndCompared) {
   EXPECT_EQ(doc["parts"][0]["verdict"], "regression") << c.out;
 }
 
+// The arithmetic task in two shards joined by `merge`, resumed, and asked
+// twice (--repeat 2): the same figures as one run.
+TEST_F(E2eTaskFile, ArithmeticShardsMergeResumesAndRepeats) {
+  FakeServer server({.slots = 2});
+  ASSERT_TRUE(server.Start());
+  const std::vector<long long> ans = Answers();
+  server.SetResponder(Calculator({ans[2], ans[4]}, {ans[6]}));
+  const std::string card = WriteCard(server.base_url(), "2", R"({"arithmetic": {}})",
+                                     "\"tasks\": [\"" + ArithmeticDir() + "\"],");
+  for (int i = 1; i <= 2; ++i) {
+    BinaryResult r = Run({"--card", card, "--job", "s" + std::to_string(i), "--shard", std::to_string(i) + "/2"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  EXPECT_EQ(Samples("s1", "arithmetic").size() + Samples("s2", "arithmetic").size(), 20u);
+  BinaryResult m = RunBinary({EvalrunBinary(), "merge", "--tasks", ArithmeticDir(), dir_ + "/runs/merged",
+                              dir_ + "/runs/s1", dir_ + "/runs/s2"}, 60);
+  ASSERT_EQ(m.exit_code, 0) << m.err << m.out;
+  const nlohmann::json merged = Results("merged")["parts"]["arithmetic"];
+  EXPECT_EQ(merged["n"], 20);
+  EXPECT_EQ(merged["correct"], 17);
+  EXPECT_EQ(merged["cut_off"], 1);
+
+  const int asked = server.chat_requests();
+  BinaryResult again = Run({"--card", card, "--job", "s1", "--shard", "1/2"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(server.chat_requests(), asked) << "a resumed run asked an answered question again";
+
+  BinaryResult rep = Run({"--card", card, "--job", "twice", "--repeat", "2"});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  const nlohmann::json p = Results("twice")["parts"]["arithmetic"];
+  EXPECT_EQ(p["correct"], 17);
+  EXPECT_EQ(p["repeat"]["repeats"], 2) << p.dump();
+  EXPECT_EQ(Samples("twice", "repeat-2/arithmetic").size(), 20u);
+}
+
 // A copy of the arithmetic folder under <tmp>/<name> with `from` in the
 // task file replaced by `to`.
 std::string BrokenCopy(const std::string& root, const std::string& name, const std::string& from,
