@@ -16,7 +16,7 @@ const std::vector<std::string> kKinds = {"choice", "number", "exact", "regex"};
 
 std::string Join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
-Status ParseSource(JsonFields& f, const std::string& path, const std::string& dir, TaskSource* s) {
+Status ParseSource(JsonFields& f, const std::string& dir, TaskSource* s) {
   EVALRUN_RETURN_IF_ERROR(f.String("file", &s->shown));
   EVALRUN_RETURN_IF_ERROR(f.String("dataset", &s->dataset));
   EVALRUN_RETURN_IF_ERROR(f.String("sha256", &s->sha256));
@@ -184,14 +184,14 @@ Status ParseData(const json& doc, JsonFields& top, const std::string& src, const
   const json* obj = nullptr;
   EVALRUN_RETURN_IF_ERROR(top.Object("data", &obj, true));
   JsonFields f(*obj, src, "data");
-  EVALRUN_RETURN_IF_ERROR(ParseSource(f, "data", dir, &t->data));
+  EVALRUN_RETURN_IF_ERROR(ParseSource(f, dir, &t->data));
   EVALRUN_RETURN_IF_ERROR(f.String("id", &t->id_field));
   EVALRUN_RETURN_IF_ERROR(f.String("category", &t->category_field));
   EVALRUN_RETURN_IF_ERROR(f.Finish());
   EVALRUN_RETURN_IF_ERROR(top.Object("fewshot", &obj));
   if (!obj) return Status::Ok();
   JsonFields s(*obj, src, "fewshot");
-  EVALRUN_RETURN_IF_ERROR(ParseSource(s, "fewshot", dir, &t->fewshot.source));
+  EVALRUN_RETURN_IF_ERROR(ParseSource(s, dir, &t->fewshot.source));
   EVALRUN_RETURN_IF_ERROR(s.IntIn("count", 1, 64, &t->fewshot.count, true));
   EVALRUN_RETURN_IF_ERROR(s.Bool("same_category", &t->fewshot.same_category));
   EVALRUN_RETURN_IF_ERROR(s.String("answer", &t->fewshot.answer, true));
