@@ -85,6 +85,14 @@ TEST_F(E2eTaskFile, ArithmeticIsListedRunScoredOnThePageAndCompared) {
   EXPECT_EQ(a["categories"]["add"]["n"].get<int>() + a["categories"]["sub"]["n"].get<int>() +
                 a["categories"]["mul"]["n"].get<int>(), 20);
 
+  // Its card keys are checked as any part's: a near miss is named.
+  const std::string typo = WriteCard(server.base_url(), "2", R"({"arithmetic": {"question": 3}})",
+                                     "\"tasks\": [\"" + ArithmeticDir() + "\"],");
+  BinaryResult refused = Run({"--card", typo, "--job", "typo"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("parts.arithmetic.question: unknown field (did you mean \"questions\"?)"),
+            std::string::npos) << refused.err;
+
   // `score` on A's recorded answers (the folder given by --tasks this time).
   const std::string plain = WriteCard(server.base_url(), "2", R"({"arithmetic": {}})");
   BinaryResult sc = Run({"score", "--tasks", ArithmeticDir(), "--card", plain, "--part", "arithmetic", "--responses",
