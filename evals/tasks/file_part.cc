@@ -149,6 +149,7 @@ class FilePart : public Part {
     EVALRUN_RETURN_IF_ERROR(RenderTemplate(prompt.user, row.fields, extra, where + ": prompt.user", &text));
     it->prompt.messages.push_back({"user", text});
     it->prompt.params.max_tokens = max_tokens;
+    it->prompt.params.stop = prompt.stop;
     it->prompt_sha256 = Sha256Hex(it->prompt.messages.size() == 1 ? text : PromptText(it->prompt));
     if (spec_->kind == AnswerKind::kChoice)
       it->fields = {{"gold", gold.text}, {"num_options", static_cast<int64_t>(gold.options)}};

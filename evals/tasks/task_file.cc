@@ -94,6 +94,9 @@ Status ParsePrompt(const json& obj, const std::string& src, const std::string& p
   EVALRUN_RETURN_IF_ERROR(f.String("system", &p->system));
   EVALRUN_RETURN_IF_ERROR(f.String("user", &p->user, true));
   EVALRUN_RETURN_IF_ERROR(f.IntIn("max_tokens", 1, 1 << 20, &p->max_tokens));
+  EVALRUN_RETURN_IF_ERROR(f.StringList("stop", &p->stop));
+  for (const std::string& s : p->stop)
+    if (s.empty()) return f.Error("stop", "an empty stop string");
   EVALRUN_RETURN_IF_ERROR(f.Finish());
   for (const auto& [key, text] : {std::pair<std::string, const std::string*>{"system", &p->system}, {"user", &p->user}}) {
     std::vector<std::string> unused;

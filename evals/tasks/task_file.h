@@ -46,6 +46,7 @@ struct TaskPrompt {
   std::string system;
   std::string user;
   int max_tokens = 1024;
+  std::vector<std::string> stop;  // the request's stop strings (none: not sent)
 };
 
 enum class AnswerKind { kChoice, kNumber, kExact, kRegex };

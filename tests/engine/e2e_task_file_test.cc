@@ -216,7 +216,7 @@ TEST_F(E2eTaskFile, CsvRowsFewShotTurnsAndAnExactAnswer) {
     "name": "capital-cities", "title": "Capital cities",
     "data": {"file": "rows.csv", "id": "country", "category": "region"},
     "fewshot": {"file": "shots.jsonl", "count": 1, "same_category": true, "answer": "{capital}"},
-    "prompt": {"user": "The capital of {country}?", "max_tokens": 8},
+    "prompt": {"user": "The capital of {country}?", "max_tokens": 8, "stop": ["\n"]},
     "answer": {"kind": "exact", "gold": "capital", "ignore_case": true, "ignore_punctuation": true,
                "collapse_whitespace": true}
   })");
@@ -227,9 +227,11 @@ TEST_F(E2eTaskFile, CsvRowsFewShotTurnsAndAnExactAnswer) {
   server.SetResponder([&](const nlohmann::json& req) {
     std::lock_guard<std::mutex> l(mu);
     asked.push_back(req["messages"]);
+    EXPECT_EQ(req["stop"], nlohmann::json::array({"\n"})) << req.dump();
     const std::string q = req["messages"].back()["content"].get<std::string>();
     FakeReply r;
-    r.content = q.find("France") != std::string::npos ? "  paris. " : q.find("Japan") != std::string::npos ? "TOKYO" : "Kyoto";
+    // The stop string ends the answer before what follows it.
+    r.content = q.find("France") != std::string::npos ? "  paris. \nNo, Lyon" : q.find("Japan") != std::string::npos ? "TOKYO" : "Kyoto";
     return r;
   });
   const std::string card = WriteCard(server.base_url(), "1", R"({"capital-cities": {}})");

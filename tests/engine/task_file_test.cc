@@ -15,7 +15,7 @@ namespace {
 const char kGood[] = R"({
   "name": "arith", "title": "Arithmetic",
   "data": {"file": "rows.jsonl", "id": "id", "category": "op"},
-  "prompt": {"user": "{question}", "max_tokens": 16},
+  "prompt": {"user": "{question}", "max_tokens": 16, "stop": ["\n\n"]},
   "answer": {"kind": "number", "gold": "answer", "from": "marker", "marker": "####", "tolerance": 0.5}
 })";
 
@@ -46,6 +46,7 @@ TEST(TaskFile, AGoodFileBecomesItsSpec) {
   EXPECT_EQ(t.kind, AnswerKind::kNumber);
   EXPECT_EQ(t.default_prompt, "default");
   EXPECT_EQ(t.prompts.at("default").max_tokens, 16);
+  EXPECT_EQ(t.prompts.at("default").stop, std::vector<std::string>{"\n\n"});
   EXPECT_EQ(t.extracts.at("default").number_from, NumberFrom::kMarker);
   EXPECT_EQ(t.extracts.at("default").marker, "####");
   EXPECT_DOUBLE_EQ(t.tolerance, 0.5);
