@@ -16,6 +16,8 @@
 #include <utility>
 
 #include "datasets/fetch.h"
+#include "evals/run/card_tasks.h"
+#include "evals/tasks/file_benchmark.h"
 #include "evals/base/build_version.h"
 #include "evals/base/cancel.h"
 #include "evals/base/comma_list.h"
@@ -444,8 +446,17 @@ std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int RunCli(int argc, char** argv) {
+  // The built-in task files are rows of the table like the C++ ones; the
+  // user's folders (--tasks, $EVALRUN_TASKS, the card's `tasks`) join them
+  // once the command line is read.
+  if (Status st = LoadBuiltinTasks(); !st.ok()) {
+    std::fprintf(stderr, "evalrun: %s\n", st.message().c_str());
+    return kExitBadInput;
+  }
+  SetTaskFolderLoader(LoadTaskFolder);
   CLI::App app{"evalrun: quality evaluation of an LLM inference server, as one card describes it", "evalrun"};
   app.footer(kRunExamples);
+  std::vector<std::string> task_dirs;
   app.set_version_flag("--version", std::string(EvalrunVersion()) + " (" + EvalrunGitSha() + ")");
   RunOptions run;
   std::string parts;
@@ -462,7 +473,16 @@ int RunCli(int argc, char** argv) {
   FetchOptions fetch;
   ListOptions list;
   const auto [dfetch, dlist] = AddDatasetsCommands(app, &fetch, &list);
+  for (CLI::App* a : {&app, sc, cm, rp, mg, dfetch, dlist})
+    a->add_option("--tasks", task_dirs, "a folder of task files (docs/tasks.md), each a benchmark; repeatable; "
+                                        "also $EVALRUN_TASKS (':'-separated) and the card's `tasks`")
+        ->type_name("DIR")
+        ->allow_extra_args(false);
   if (std::optional<int> code = ParseCommandLine(app, argc, argv)) return *code;
+  if (Status st = LoadTasks(task_dirs); !st.ok()) {
+    std::fprintf(stderr, "evalrun: %s\n", st.message().c_str());
+    return kExitBadInput;
+  }
 
   if (sc->parsed()) return ScoreJob(score, stdout, stderr);
   if (cm->parsed()) return CompareRuns(cmp.Options(), stdout, stderr);

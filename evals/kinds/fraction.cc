@@ -1,9 +1,14 @@
 // The "fraction" verdict kind (partial credit, as a string match gives): a
 // share of credit in [0, 1], null when the answer was empty after post-processing
 // (FractionVerdict, evals/run/verdict.h). Its codec (score, cut_off, null),
-// headline (the fraction), compare units (one per sample, fractional) and
-// report section (mean score with the records' standard error, the scores
-// by length and task).
+// headline (the fraction), aggregation, compare units (one per sample,
+// fractional) and report section (mean score with the records' standard
+// error, the scores by length and task).
+//
+// Its scale: a sample's score is 0..1 in samples.jsonl; the part's score in
+// results.json is 0..100 (a percentage, which the report reads as it is).
+// The kind's own aggregation writes that scale too, so a part that takes it
+// as it is is shown right.
 #include <algorithm>
 #include <cmath>
 
@@ -45,6 +50,17 @@ class FractionKind : public VerdictKindDefinition {
   }
 
   double Headline(const Verdict& v) const override { return std::get<FractionVerdict>(v).score; }
+  // AggregateByHeadline's fields, score and stderr on the kind's results
+  // scale (0..100, two decimals), `null` counted.
+  json Aggregate(const std::vector<SampleRecord>& records, int failed) const override {
+    json r = AggregateByHeadline(records, failed);
+    r["score"] = std::round(r["score"].get<double>() * 100 * 100) / 100;
+    r["stderr"] = std::round(r["stderr"].get<double>() * 100 * 10000) / 10000;
+    int nulls = 0;
+    for (const auto& s : records) nulls += std::get<FractionVerdict>(s.verdict).null;
+    r["nulls"] = nulls;
+    return r;
+  }
   bool CutOff(const Verdict& v) const override { return std::get<FractionVerdict>(v).cut_off; }
   void MarkTooLong(Verdict* v) const override {
     auto& f = std::get<FractionVerdict>(*v);

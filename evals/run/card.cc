@@ -1,4 +1,5 @@
 #include "evals/run/card.h"
+#include "evals/run/card_tasks.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -182,7 +183,27 @@ Status ParsePart(const std::string& name, const nlohmann::json& obj, const std::
   return ParsePartSettings(def->keys, obj, src, "parts." + name, &p->settings, RequestSettingKeys());
 }
 
+TaskFolderLoader& TheTaskFolderLoader() {
+  static auto* loader = new TaskFolderLoader();
+  return *loader;
+}
+
+// `tasks`: folders of task files, each relative to the card's folder.
+Status LoadCardTasks(JsonFields& f, const std::string& dir) {
+  std::vector<std::string> dirs;
+  EVALRUN_RETURN_IF_ERROR(f.StringList("tasks", &dirs));
+  if (!dirs.empty() && !TheTaskFolderLoader()) return f.Error("tasks", "task files are not read by this program");
+  for (const std::string& d : dirs) {
+    const std::filesystem::path p(d);
+    const std::string at = p.is_absolute() || dir.empty() ? d : (std::filesystem::path(dir) / p).string();
+    EVALRUN_RETURN_IF_ERROR(TheTaskFolderLoader()(at));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+void SetTaskFolderLoader(TaskFolderLoader loader) { TheTaskFolderLoader() = std::move(loader); }
 
 const PartConfig* Card::FindPart(const std::string& part) const {
   for (const auto& p : parts)
@@ -224,6 +245,7 @@ Status ParseCard(std::string_view text, const std::string& source, Card* card) {
   EVALRUN_RETURN_IF_ERROR(f.Object("scoring", &obj));
   if (obj) EVALRUN_RETURN_IF_ERROR(ParseScoring(*obj, source, &card->scoring));
 
+  EVALRUN_RETURN_IF_ERROR(LoadCardTasks(f, card->dir));
   EVALRUN_RETURN_IF_ERROR(f.Object("parts", &obj, true));
   if (obj->empty()) return f.Error("parts", "expected at least one part");
   for (auto it = obj->begin(); it != obj->end(); ++it) {

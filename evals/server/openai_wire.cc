@@ -58,6 +58,15 @@ std::string ChatRequestBody(const Prompt& prompt, const std::string& model) {
   }
   if (p.reasoning_budget) number("reasoning_budget_tokens", *p.reasoning_budget);
   if (p.seed) number("seed", *p.seed);
+  if (!p.stop.empty()) {
+    key("stop");
+    b += '[';
+    for (size_t i = 0; i < p.stop.size(); ++i) {
+      if (i > 0) b += ',';
+      AppendJsonString(&b, p.stop[i]);
+    }
+    b += ']';
+  }
   key("stream");
   boolean(false);
   if (p.temperature) number("temperature", *p.temperature);

@@ -20,6 +20,7 @@ std::string RawCompletionBody(const Prompt& prompt, const std::string& prompt_te
   if (p.top_p) j["top_p"] = *p.top_p;
   if (p.seed) j["seed"] = *p.seed;
   if (p.cache_prompt) j["cache_prompt"] = *p.cache_prompt;
+  if (!p.stop.empty()) j["stop"] = p.stop;
   j["chat_parser"] = kAcceptAnythingParser;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

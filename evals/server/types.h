@@ -31,6 +31,8 @@ struct GenParams {
   // llama-server's cache_prompt (its default is true: reuse the KV of an
   // earlier request's common prefix).
   std::optional<bool> cache_prompt;
+  // Stop strings: the answer ends before the first of them (none: not sent).
+  std::vector<std::string> stop;
 };
 
 // A raw completion asking for the next token's logprobs (a part that

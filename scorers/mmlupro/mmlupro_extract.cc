@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "scorers/answer_extract.h"
 #include "scorers/choice_extract.h"
 
 namespace evalrun {
@@ -49,5 +50,13 @@ char ExtractMmluProAnswerIsOnly(std::string_view response) {
   std::string letter;
   return RE2::PartialMatch(response, kAnswerIs, &letter) ? letter[0] : 0;
 }
+
+namespace {
+// The official chain by name, for a task file's choice answer
+// (scorers/answer_extract.h): "mmlupro-official".
+const LetterChainRegistrar kOfficialChain("mmlupro-official", [](std::string_view answer, int) {
+  return ExtractOfficialMmluPro(answer);
+});
+}  // namespace
 
 }  // namespace evalrun

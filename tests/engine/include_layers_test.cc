@@ -45,7 +45,7 @@ Layer LayerOf(const std::string& rel) {
   static const std::map<std::string, int> kRanks = {
       {"evals/base", 0},  {"evals/proc", 1},    {"evals/server", 2}, {"evals/sandbox", 2}, {"scorers", 2},
       {"evals/watch", 3}, {"datasets", 3},      {"evals/run", 4},    {"evals/publish", 5}, {"evals/kinds", 6},
-      {"evals/benchmarks", 6}, {"evals", 8}};
+      {"evals/benchmarks", 6}, {"evals/tasks", 7}, {"evals", 8}};
   auto it = kRanks.find(dir);
   if (it != kRanks.end()) return {dir, it->second, ""};
   for (const auto& [prefix, rank] : {std::pair<std::string, int>{"evals/benchmarks/", 7}, {"scorers/", 3}})

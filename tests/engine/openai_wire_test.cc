@@ -99,6 +99,7 @@ std::string BodyAsDumpedObject(const Prompt& prompt, const std::string& model) {
   if (p.enable_thinking) j["chat_template_kwargs"] = {{"enable_thinking", *p.enable_thinking}};
   if (p.reasoning_budget) j["reasoning_budget_tokens"] = *p.reasoning_budget;
   if (p.cache_prompt) j["cache_prompt"] = *p.cache_prompt;
+  if (!p.stop.empty()) j["stop"] = p.stop;
   j["stream"] = false;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -113,6 +114,8 @@ TEST(OpenAiWireTest, RequestBodyBytesAreThoseOfTheDumpedObject) {
   prompts[1].params = {4000, 0.7, 20, 0.95, -3, true, 512, false};
   prompts[2].messages.push_back({"user", std::string(5000, 'x') + "</s>"});
   prompts[2].params = {1, 1e-5, 0, 1.0, int64_t{1} << 53, false, std::nullopt, true};
+  prompts[1].params.stop = {"\n\n", "Question:"};
+  prompts[2].params.stop = {"</s>", "q\"uote\\ \x01 caf\xc3\xa9"};
   prompts[3].params.temperature = 0.0;  // no messages at all
   for (const Prompt& p : prompts)
     for (const std::string model : {"", "m", "we\"ird\xff"})
