@@ -77,20 +77,7 @@ class ChoiceView : public KindView {
   // of the categories.
   void Report(const FolderPart& part, const json& p, const std::vector<SampleRecord>&,
               ReportSection* out) const override {
-    out->metric = "accuracy";
-    out->score = Percent(ResultNumber(p, {"score"}));
-    out->stderr_pct = Percent(ResultNumber(p, {"stderr"}));
-    const json& cats = JsonAt(p, {"categories"});
-    if (!cats.is_object() || cats.empty()) return;
-    json rows = json::array();
-    for (auto it = cats.begin(); it != cats.end(); ++it)
-      rows.push_back({{"name", it.key()}, {"n", OptJson(ResultNumber(*it, {"n"}))},
-                      {"correct", OptJson(ResultNumber(*it, {"correct"}))},
-                      {"score", OptJson(Percent(ResultNumber(*it, {"score"})))}});
-    out->categories.push_back({{"part", part.name},
-                               {"title", part.display_name + ": accuracy by category"},
-                               {"dimension", "category"},
-                               {"rows", rows}});
+    ReportAccuracy(part, p, 1, out);
   }
 
   void Browse(const FolderPart& part, const SampleRecord& s, int, json* sample) const override {

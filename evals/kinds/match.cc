@@ -77,11 +77,7 @@ class MatchKind : public OtherVerdictKind<MatchVerdict> {
     const double p = n ? static_cast<double>(correct) / n : 0.0;
     json r = {{"score", Round(p, 6)}, {"n", n}, {"correct", correct}, {"cut_off", cut}, {"no_answer", none},
               {"failed", failed}, {"stderr", Round(BinomialStderr(p, n), 6)}};
-    json per = json::object();
-    for (const auto& [name, c] : cats)
-      per[name] = {{"n", c.first}, {"correct", c.second},
-                   {"score", Round(c.first ? static_cast<double>(c.second) / c.first : 0.0, 6)}};
-    r["categories"] = per;
+    r["categories"] = CategoryScores(cats);
     AddSpeeds(records, &r);
     return r;
   }
@@ -105,20 +101,7 @@ class MatchView : public KindView {
   // bar chart of the categories when there are two or more.
   void Report(const FolderPart& part, const json& p, const std::vector<SampleRecord>&,
               ReportSection* out) const override {
-    out->metric = "accuracy";
-    out->score = Percent(ResultNumber(p, {"score"}));
-    out->stderr_pct = Percent(ResultNumber(p, {"stderr"}));
-    const json& cats = JsonAt(p, {"categories"});
-    if (!cats.is_object() || cats.size() < 2) return;
-    json rows = json::array();
-    for (auto it = cats.begin(); it != cats.end(); ++it)
-      rows.push_back({{"name", it.key()}, {"n", OptJson(ResultNumber(*it, {"n"}))},
-                      {"correct", OptJson(ResultNumber(*it, {"correct"}))},
-                      {"score", OptJson(Percent(ResultNumber(*it, {"score"})))}});
-    out->categories.push_back({{"part", part.name},
-                               {"title", part.display_name + ": accuracy by category"},
-                               {"dimension", "category"},
-                               {"rows", rows}});
+    ReportAccuracy(part, p, 2, out);
   }
 
   void Browse(const FolderPart& part, const SampleRecord& s, int, json* sample) const override {

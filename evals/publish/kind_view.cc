@@ -100,6 +100,23 @@ void BrowseByLabel(const FolderPart& part, const SampleRecord& s, json* sample) 
   o["extra"] = json::array({json::array({"score", FormatDouble("%.3f", HeadlineScore(s.verdict))})});
 }
 
+void ReportAccuracy(const FolderPart& part, const json& p, size_t min_categories, ReportSection* out) {
+  out->metric = "accuracy";
+  out->score = Percent(ResultNumber(p, {"score"}));
+  out->stderr_pct = Percent(ResultNumber(p, {"stderr"}));
+  const json& cats = JsonAt(p, {"categories"});
+  if (!cats.is_object() || cats.size() < min_categories) return;
+  json rows = json::array();
+  for (auto it = cats.begin(); it != cats.end(); ++it)
+    rows.push_back({{"name", it.key()}, {"n", OptJson(ResultNumber(*it, {"n"}))},
+                    {"correct", OptJson(ResultNumber(*it, {"correct"}))},
+                    {"score", OptJson(Percent(ResultNumber(*it, {"score"})))}});
+  out->categories.push_back({{"part", part.name},
+                             {"title", part.display_name + ": accuracy by category"},
+                             {"dimension", "category"},
+                             {"rows", rows}});
+}
+
 std::optional<double> ResultNumber(const json& j, std::initializer_list<const char*> path) {
   const json& v = JsonAt(j, path);
   if (!v.is_number()) return std::nullopt;

@@ -189,6 +189,9 @@ const KindView* OwnComparisonView(const nlohmann::json& part_doc);
 // The default Browse: category by the definition's label fields, gold, no
 // extracted letter, extra [["score", "0.000"]].
 void BrowseByLabel(const FolderPart& part, const SampleRecord& s, nlohmann::json* sample);
+// An accuracy part's section: its score and stderr in percent, and its
+// "categories" as a table by category when it has at least `min_categories`.
+void ReportAccuracy(const FolderPart& part, const nlohmann::json& p, size_t min_categories, ReportSection* out);
 // A number of results.json at `path`, else nullopt.
 std::optional<double> ResultNumber(const nlohmann::json& j, std::initializer_list<const char*> path);
 // x * 100, or nullopt.

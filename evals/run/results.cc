@@ -79,6 +79,14 @@ void AddSpeeds(const std::vector<SampleRecord>& records, nlohmann::json* out) {
   (*out)["speeds"] = sp;
 }
 
+nlohmann::json CategoryScores(const std::map<std::string, std::pair<int, int>>& groups) {
+  nlohmann::json per = nlohmann::json::object();
+  for (const auto& [name, c] : groups)
+    per[name] = {{"n", c.first}, {"correct", c.second},
+                 {"score", Round(c.first ? static_cast<double>(c.second) / c.first : 0.0, 6)}};
+  return per;
+}
+
 nlohmann::json AggregateChoice(const std::vector<SampleRecord>& records, int failed, const std::string& group) {
   int n = 0, correct = 0, cut = 0, none = 0;
   std::map<std::string, std::pair<int, int>> cats;  // n, correct
@@ -101,11 +109,7 @@ nlohmann::json AggregateChoice(const std::vector<SampleRecord>& records, int fai
   r["no_answer"] = none;
   r["failed"] = failed;
   r["stderr"] = Round(BinomialStderr(p, n), 6);
-  nlohmann::json per = nlohmann::json::object();
-  for (const auto& [name, c] : cats)
-    per[name] = {{"n", c.first}, {"correct", c.second},
-                 {"score", Round(c.first ? static_cast<double>(c.second) / c.first : 0.0, 6)}};
-  r["categories"] = per;
+  r["categories"] = CategoryScores(cats);
   AddSpeeds(records, &r);
   return r;
 }

@@ -6,7 +6,9 @@
 #ifndef EVALRUN_EVALS_RUN_RESULTS_H_
 #define EVALRUN_EVALS_RUN_RESULTS_H_
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +47,10 @@ void AddRecordCounts(const std::vector<SampleRecord>& records, nlohmann::json* o
 // `gold`; finish_reason "length" is cut off (wrong whatever the text); no
 // letter is "no answer" (wrong, never a random guess).
 ChoiceVerdict ScoreChoice(char letter, const std::string& gold, const std::string& finish_reason);
+
+// Per-group accuracy as results.json writes it: {name: {n, correct, score}}
+// from each group's (n, correct).
+nlohmann::json CategoryScores(const std::map<std::string, std::pair<int, int>>& groups);
 
 // For multiple-choice parts: score, n, correct, cut_off, no_answer, failed,
 // stderr, per-group {n, correct, score} under "categories" (the groups: the

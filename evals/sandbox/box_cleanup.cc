@@ -40,31 +40,6 @@ bool ReadStatus(const std::string& pid, ProcStatus* s) {
   return any;
 }
 
-// The ids of /proc/sysvipc/<kind> whose owner or creator is `uid`. The
-// columns are named on the first line.
-std::vector<int> IpcIdsOf(const char* kind, int uid) {
-  std::vector<int> ids;
-  std::ifstream in(std::string("/proc/sysvipc/") + kind);
-  std::string header, line;
-  if (!std::getline(in, header)) return ids;
-  std::vector<std::string> names;
-  std::istringstream h(header);
-  for (std::string n; h >> n;) names.push_back(n);
-  while (std::getline(in, line)) {
-    std::istringstream row(line);
-    std::vector<std::string> cells;
-    for (std::string c; row >> c;) cells.push_back(c);
-    int id = -1;
-    bool theirs = false;
-    for (size_t i = 0; i < names.size() && i < cells.size(); ++i) {
-      if (i == 1) id = std::atoi(cells[i].c_str());  // shmid, semid, msqid
-      if ((names[i] == "uid" || names[i] == "cuid") && std::atol(cells[i].c_str()) == uid) theirs = true;
-    }
-    if (theirs && id >= 0) ids.push_back(id);
-  }
-  return ids;
-}
-
 // One SIGKILL to every process `uid` may signal, from a helper that takes
 // the uid. False when the helper could not be made or take it.
 bool SignalAllOfUid(int uid) {
@@ -116,10 +91,39 @@ bool KillProcessesOfUid(int uid) {
 
 void ReapZombieChildrenOfUid(int uid) { ReapAndLookForUid(uid); }
 
+std::vector<SysvObject> ListSysvObjects() {
+  std::vector<SysvObject> out;
+  for (const char* kind : {"shm", "sem", "msg"}) {
+    std::ifstream in(std::string("/proc/sysvipc/") + kind);
+    std::string header, line;
+    if (!std::getline(in, header)) continue;
+    std::vector<std::string> names;  // the columns are named on the first line
+    std::istringstream h(header);
+    for (std::string n; h >> n;) names.push_back(n);
+    while (std::getline(in, line)) {
+      std::istringstream row(line);
+      SysvObject o;
+      o.kind = kind;
+      std::string cell;
+      for (size_t i = 0; i < names.size() && row >> cell; ++i) {
+        if (names[i] == "key") o.key = std::atol(cell.c_str());
+        if (i == 1) o.id = std::atoi(cell.c_str());  // shmid, semid, msqid
+        if (names[i] == "uid") o.uid = std::atol(cell.c_str());
+        if (names[i] == "cuid") o.cuid = std::atol(cell.c_str());
+      }
+      if (o.id >= 0) out.push_back(o);
+    }
+  }
+  return out;
+}
+
 void RemoveSysvIpcOfUid(int uid) {
-  for (int id : IpcIdsOf("shm", uid)) shmctl(id, IPC_RMID, nullptr);
-  for (int id : IpcIdsOf("sem", uid)) semctl(id, 0, IPC_RMID);
-  for (int id : IpcIdsOf("msg", uid)) msgctl(id, IPC_RMID, nullptr);
+  for (const SysvObject& o : ListSysvObjects()) {
+    if (o.uid != uid && o.cuid != uid) continue;
+    if (o.kind == "shm") shmctl(o.id, IPC_RMID, nullptr);
+    if (o.kind == "sem") semctl(o.id, 0, IPC_RMID);
+    if (o.kind == "msg") msgctl(o.id, IPC_RMID, nullptr);
+  }
 }
 
 void RemoveTree(const std::string& dir) {

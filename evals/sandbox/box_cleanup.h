@@ -12,7 +12,8 @@
 //                        ended (a process made a child of evalrun's), so
 //                        that none stays a zombie until evalrun exits;
 //   RemoveSysvIpcOfUid   as root: System V shared memory, semaphores and
-//                        message queues the uid owns or made;
+//                        message queues the uid owns or made (ListSysvObjects
+//                        lists every one the kernel shows, /proc/sysvipc);
 //   RemoveTree           a folder and everything in it, links removed, never
 //                        followed.
 // Each is bounded and reports nothing: what cannot be removed stays (the
@@ -24,6 +25,7 @@
 #define EVALRUN_EVALS_SANDBOX_BOX_CLEANUP_H_
 
 #include <string>
+#include <vector>
 
 namespace evalrun {
 
@@ -31,6 +33,15 @@ namespace evalrun {
 bool KillProcessesOfUid(int uid);
 void ReapZombieChildrenOfUid(int uid);
 void RemoveSysvIpcOfUid(int uid);
+
+struct SysvObject {
+  std::string kind;  // "shm", "sem" or "msg"
+  long key = 0;      // 0: IPC_PRIVATE
+  int id = -1;
+  long uid = -1;     // owner
+  long cuid = -1;    // creator
+};
+std::vector<SysvObject> ListSysvObjects();
 void RemoveTree(const std::string& dir);
 
 }  // namespace evalrun

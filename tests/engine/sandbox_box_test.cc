@@ -97,22 +97,7 @@ TEST(BoxCleanupTest, EveryProcessOfAUidEndsSetsidOrNot) {
 // System V objects of the uid, keyless or not, that outlived their maker.
 int SysvObjectsOf(int uid) {
   int n = 0;
-  for (const char* kind : {"shm", "sem", "msg"}) {
-    std::ifstream in(std::string("/proc/sysvipc/") + kind);
-    std::string header, line;
-    std::getline(in, header);
-    std::istringstream h(header);
-    std::vector<std::string> names;
-    for (std::string name; h >> name;) names.push_back(name);
-    while (std::getline(in, line)) {
-      std::istringstream row(line);
-      for (size_t i = 0; i < names.size(); ++i) {
-        std::string cell;
-        if (!(row >> cell)) break;
-        if (names[i] == "uid" && std::stoi(cell) == uid) ++n;
-      }
-    }
-  }
+  for (const SysvObject& o : ListSysvObjects()) n += o.uid == uid;
   return n;
 }
 

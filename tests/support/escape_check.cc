@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "evals/sandbox/box_cleanup.h"
 #include "evals/sandbox/sandbox_uids.h"
 #include "tests/support/run_binary.h"
 #include "tests/support/test_paths.h"
@@ -68,25 +69,10 @@ void ProcessLeftovers(std::vector<std::string>* out) {
 bool OurIpcKey(long key) { return key >= EscapeIpcKey() && key < EscapeIpcKey() + 8; }
 
 void IpcLeftovers(std::vector<std::string>* out) {
-  for (const char* kind : {"shm", "sem", "msg"}) {
-    std::ifstream in(std::string("/proc/sysvipc/") + kind);
-    std::string header, line;
-    std::getline(in, header);
-    std::vector<std::string> names;
-    std::istringstream h(header);
-    for (std::string n; h >> n;) names.push_back(n);
-    while (std::getline(in, line)) {
-      std::istringstream row(line);
-      std::vector<std::string> cells;
-      for (std::string c; row >> c;) cells.push_back(c);
-      bool sandbox_uid = false, ours = false;
-      for (size_t i = 0; i < names.size() && i < cells.size(); ++i) {
-        if (names[i] == "uid" || names[i] == "cuid") sandbox_uid |= IsSandboxUid(std::atol(cells[i].c_str()));
-        if (names[i] == "key") ours = OurIpcKey(std::atol(cells[i].c_str()));
-      }
-      if (sandbox_uid && ours) out->push_back(std::string("System V ") + kind + ": " + line);
-    }
-  }
+  for (const SysvObject& o : ListSysvObjects())
+    if ((IsSandboxUid(o.uid) || IsSandboxUid(o.cuid)) && OurIpcKey(o.key))
+      out->push_back("System V " + o.kind + " " + std::to_string(o.id) + " key " + std::to_string(o.key) +
+                     " uid " + std::to_string(o.uid));
 }
 
 std::vector<std::string> MarkedFiles() {
