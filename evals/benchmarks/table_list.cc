@@ -37,7 +37,7 @@ void PrintBenchmarkTable(FILE* out) {
   for (const Benchmark* b : Benchmarks()) {
     std::fprintf(out, "\n%s: %s\n  %s\n", b->name.c_str(), b->title.c_str(), b->about.c_str());
     for (const PartDefinition& d : b->parts) std::fprintf(out, "  part     %s\n", PartLine(d).c_str());
-    std::fprintf(out, "  data     %s\n", Joined(b->datasets, "none").c_str());
+    std::fprintf(out, "  data     %s\n", Joined(b->datasets, "nothing to fetch (built in, or a file of its own)").c_str());
     if (!b->uses.empty()) std::fprintf(out, "  uses     %s\n", Joined(b->uses, "").c_str());
     std::fprintf(out, "  scorer   %s\n", b->scorer.c_str());
     std::fprintf(out, "  page     %s\n", PageLine(*b).c_str());

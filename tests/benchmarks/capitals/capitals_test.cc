@@ -89,7 +89,7 @@ TEST_F(CapitalsTest, ListedFromItsRowOfTheTable) {
   const std::string mine = list.out.substr(row, list.out.find("\n\n", row + 1) - row);
   EXPECT_NE(mine.find("part     capitals (choice; card keys: questions, max_tokens, prompt, seed)"), std::string::npos)
       << mine;
-  EXPECT_NE(mine.find("data     none"), std::string::npos) << mine;
+  EXPECT_NE(mine.find("data     nothing to fetch"), std::string::npos) << mine;
   EXPECT_NE(mine.find("scorer   the first letter"), std::string::npos) << mine;
   // The product's own binary has no such row.
   BinaryResult product = RunBinary({EvalrunBinary(), "--list"}, 60);
