@@ -20,25 +20,6 @@
 namespace evalrun {
 namespace {
 
-// A process's parent, state and real uid from /proc/<pid>/status.
-struct ProcStatus {
-  pid_t ppid = 0;
-  char state = '?';
-  long uid = -1;
-};
-
-bool ReadStatus(const std::string& pid, ProcStatus* s) {
-  std::ifstream in("/proc/" + pid + "/status");
-  std::string line;
-  bool any = false;
-  while (std::getline(in, line)) {
-    any = true;
-    if (line.rfind("PPid:", 0) == 0) s->ppid = static_cast<pid_t>(std::atol(line.c_str() + 5));
-    if (line.rfind("State:", 0) == 0 && line.size() > 7) s->state = line[line.find_first_not_of(" \t", 6)];
-    if (line.rfind("Uid:", 0) == 0) s->uid = std::atol(line.c_str() + 4);
-  }
-  return any;
-}
 
 // One SIGKILL to every process `uid` may signal, from a helper that takes
 // the uid. False when the helper could not be made or take it.
@@ -67,7 +48,7 @@ bool ReapAndLookForUid(int uid) {
   while (dirent* e = readdir(proc)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
     ProcStatus s;
-    if (!ReadStatus(e->d_name, &s) || s.uid != uid) continue;
+    if (!ReadProcStatus(e->d_name, &s) || s.uid != uid) continue;
     if (s.state != 'Z')
       running = true;
     else if (s.ppid == self)
@@ -90,6 +71,20 @@ bool KillProcessesOfUid(int uid) {
 }
 
 void ReapZombieChildrenOfUid(int uid) { ReapAndLookForUid(uid); }
+
+bool ReadProcStatus(const std::string& pid, ProcStatus* s) {
+  std::ifstream in("/proc/" + pid + "/status");
+  std::string line;
+  bool any = false;
+  while (std::getline(in, line)) {
+    any = true;
+    if (line.rfind("PPid:", 0) == 0) s->ppid = static_cast<pid_t>(std::atol(line.c_str() + 5));
+    if (line.rfind("State:", 0) == 0 && line.size() > 7) s->state = line[line.find_first_not_of(" \t", 6)];
+    if (line.rfind("Uid:", 0) == 0) s->uid = std::atol(line.c_str() + 4);
+    if (line.rfind("Threads:", 0) == 0) s->threads = std::atoi(line.c_str() + 8);
+  }
+  return any;
+}
 
 std::vector<SysvObject> ListSysvObjects() {
   std::vector<SysvObject> out;

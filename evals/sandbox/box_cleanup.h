@@ -24,6 +24,8 @@
 #ifndef EVALRUN_EVALS_SANDBOX_BOX_CLEANUP_H_
 #define EVALRUN_EVALS_SANDBOX_BOX_CLEANUP_H_
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -33,6 +35,16 @@ namespace evalrun {
 bool KillProcessesOfUid(int uid);
 void ReapZombieChildrenOfUid(int uid);
 void RemoveSysvIpcOfUid(int uid);
+
+// A process's parent, state, real uid and threads from /proc/<pid>/status;
+// false when the process is gone.
+struct ProcStatus {
+  pid_t ppid = 0;
+  char state = '?';
+  long uid = -1;
+  int threads = 0;
+};
+bool ReadProcStatus(const std::string& pid, ProcStatus* s);
 
 struct SysvObject {
   std::string kind;  // "shm", "sem" or "msg"

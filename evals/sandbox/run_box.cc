@@ -46,10 +46,10 @@ Status RunBox::MakePrivateDir() {
 
 RunBox::~RunBox() {
   if (cgroup_) cgroup_->KillAll();
-  const bool own_uid = geteuid() == 0 && lease_;
-  if (own_uid) {
-    KillProcessesOfUid(uid_);
-    ReapZombieChildrenOfUid(uid_);
+  if (lease_) {  // a uid of the run's own (root only)
+    // A kill that ended every process has reaped them; one that could not
+    // still leaves no zombie of the uid behind.
+    if (!KillProcessesOfUid(uid_)) ReapZombieChildrenOfUid(uid_);
     RemoveSysvIpcOfUid(uid_);
   }
   cgroup_.reset();

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "evals/sandbox/box_cleanup.h"
 #include "evals/sandbox/box_root.h"
 #include "evals/sandbox/landlock_rules.h"
 #include "evals/sandbox/run_box.h"
@@ -38,15 +39,8 @@ int CountTasksOfUid(uid_t uid) {
   if (!proc) return 0;
   while (dirent* e = readdir(proc)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::ifstream status(std::string("/proc/") + e->d_name + "/status");
-    std::string line;
-    uid_t real = static_cast<uid_t>(-1);
-    int threads = 0;
-    while (std::getline(status, line)) {
-      if (line.rfind("Uid:", 0) == 0) real = static_cast<uid_t>(std::strtoul(line.c_str() + 4, nullptr, 10));
-      if (line.rfind("Threads:", 0) == 0) threads = std::atoi(line.c_str() + 8);
-    }
-    if (real == uid) count += threads > 0 ? threads : 1;
+    ProcStatus s;
+    if (ReadProcStatus(e->d_name, &s) && s.uid == static_cast<long>(uid)) count += s.threads > 0 ? s.threads : 1;
   }
   closedir(proc);
   return count;

@@ -27,26 +27,16 @@ std::string Slurp(const std::string& path) {
 bool IsSandboxUid(long uid) { return uid >= kFirstSandboxUid && uid < kFirstSandboxUid + kSandboxUids; }
 
 struct Proc {
-  long uid = -1;
-  pid_t ppid = 0;
-  char state = '?';
+  ProcStatus status;
   std::string cmdline;
 };
 
 bool ReadProc(const std::string& pid, Proc* p) {
-  std::ifstream status("/proc/" + pid + "/status");
-  std::string line;
-  bool any = false;
-  while (std::getline(status, line)) {
-    any = true;
-    if (line.rfind("Uid:", 0) == 0) p->uid = std::atol(line.c_str() + 4);
-    if (line.rfind("PPid:", 0) == 0) p->ppid = static_cast<pid_t>(std::atol(line.c_str() + 5));
-    if (line.rfind("State:", 0) == 0 && line.size() > 7) p->state = line[line.find_first_not_of(" \t", 6)];
-  }
+  if (!ReadProcStatus(pid, &p->status)) return false;
   p->cmdline = Slurp("/proc/" + pid + "/cmdline");
   for (char& c : p->cmdline)
     if (c == '\0') c = ' ';
-  return any;
+  return true;
 }
 
 void ProcessLeftovers(std::vector<std::string>* out) {
@@ -58,10 +48,10 @@ void ProcessLeftovers(std::vector<std::string>* out) {
     Proc p;
     if (!ReadProc(e->d_name, &p)) continue;
     const bool marked = p.cmdline.find(EscapeMark() + "-") != std::string::npos;
-    const bool our_zombie = root && IsSandboxUid(p.uid) && p.state == 'Z' && p.ppid == getpid();
+    const bool our_zombie = root && IsSandboxUid(p.status.uid) && p.status.state == 'Z' && p.status.ppid == getpid();
     if (marked || our_zombie)
-      out->push_back("process " + std::string(e->d_name) + " uid " + std::to_string(p.uid) + " state " +
-                     p.state + ": " + p.cmdline);
+      out->push_back("process " + std::string(e->d_name) + " uid " + std::to_string(p.status.uid) + " state " +
+                     p.status.state + ": " + p.cmdline);
   }
   closedir(proc);
 }
