@@ -51,7 +51,7 @@ struct Figure {
 };
 
 struct BenchOptions {
-  std::string evalrun_binary;  // the real program (EVALRUN_BINARY)
+  std::string evalrun_binary;  // the real program (testing::EvalrunBinary())
   std::string data_dir;        // ../shared/datasets or --data-dir / $EVALRUN_BENCH_DATA
   std::string source_dir;      // the checkout (fixtures)
   std::string work_dir;        // a temp folder for cards and runs (removed at exit unless --keep)

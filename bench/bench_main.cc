@@ -191,8 +191,8 @@ void WriteJson(const std::string& path, const std::vector<Figure>& figures) {
 
 int Main(int argc, char** argv) {
   BenchOptions o;
-  o.evalrun_binary = EVALRUN_BINARY;
-  o.source_dir = EVALRUN_SOURCE_DIR;
+  o.evalrun_binary = testing::EvalrunBinary();
+  o.source_dir = testing::SourceDir();
   if (const char* d = std::getenv("EVALRUN_BENCH_DATA"); d && *d) o.data_dir = d;
   Flags flags;
   if (const std::string why = ParseFlags(argc, argv, &o, &flags); !why.empty()) return Usage(why.c_str());

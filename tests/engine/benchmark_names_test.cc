@@ -23,6 +23,7 @@
 #include "evals/benchmarks/table.h"
 #include "tests/support/run_binary.h"
 #include "tests/support/source_names.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
@@ -61,7 +62,7 @@ bool IsSource(const fs::path& p) {
 // Every source file under `dirs`, relative to the project.
 std::vector<std::string> SourceFiles(const std::vector<std::string>& dirs) {
   std::vector<std::string> out;
-  const fs::path root(EVALRUN_SOURCE_DIR);
+  const fs::path root(SourceDir());
   for (const std::string& d : dirs)
     for (const auto& e : fs::recursive_directory_iterator(root / d))
       if (e.is_regular_file() && IsSource(e.path())) out.push_back(fs::relative(e.path(), root).string());
@@ -136,7 +137,7 @@ TEST(BenchmarkNames, NoProductFileNamesABenchmarkOutsideItsFolders) {
   int files = 0;
   for (const std::string& rel : SourceFiles({"evals", "scorers", "datasets"})) {
     ++files;
-    for (const NameHit& h : FindNames(rel, ReadFile(std::string(EVALRUN_SOURCE_DIR) + "/" + rel), sought))
+    for (const NameHit& h : FindNames(rel, ReadFile(SourceDir() + "/" + rel), sought))
       if (!Allowed(h, bench_of.at(h.name), may)) bad.push_back(Describe(h, bench_of.at(h.name)));
   }
   EXPECT_GT(files, 200);
@@ -152,7 +153,7 @@ std::vector<std::string> ExampleBenchmarks() {
   std::vector<std::string> out;
   const std::regex row(R"re(EVALRUN_BENCHMARK\(Benchmark\{\s*\.name\s*=\s*"([a-z0-9_]+)")re");
   for (const std::string& rel : SourceFiles({"tests/benchmarks"})) {
-    const std::string text = ReadFile(std::string(EVALRUN_SOURCE_DIR) + "/" + rel);
+    const std::string text = ReadFile(SourceDir() + "/" + rel);
     for (std::sregex_iterator m(text.begin(), text.end(), row), end; m != end; ++m) out.push_back((*m)[1]);
   }
   return out;
@@ -168,7 +169,7 @@ TEST(BenchmarkNames, TheExampleBenchmarkIsNamedOnlyInItsFolder) {
     std::vector<std::string> bad;
     for (const std::string& rel : SourceFiles({"evals", "scorers", "datasets", "tests", "bench", "fuzz"})) {
       if (rel.rfind("tests/benchmarks/" + name + "/", 0) == 0) continue;
-      for (const NameHit& h : FindNames(rel, ReadFile(std::string(EVALRUN_SOURCE_DIR) + "/" + rel), sought))
+      for (const NameHit& h : FindNames(rel, ReadFile(SourceDir() + "/" + rel), sought))
         bad.push_back(Describe(h, name));
     }
     std::string all;

@@ -12,6 +12,7 @@
 #include "evals/benchmarks/table.h"
 #include "evals/benchmarks/table_list.h"
 #include "tests/support/run_binary.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
@@ -31,7 +32,7 @@ TEST(BenchmarkTable, EachRowIsAFolderWithKnownDatasetsAndUses) {
   const std::vector<const Benchmark*> rows = Benchmarks();
   ASSERT_GE(rows.size(), 9u);
   for (const Benchmark* b : rows) {
-    EXPECT_TRUE(fs::is_directory(fs::path(EVALRUN_SOURCE_DIR) / "evals/benchmarks" / b->name)) << b->name;
+    EXPECT_TRUE(fs::is_directory(fs::path(SourceDir()) / "evals/benchmarks" / b->name)) << b->name;
     EXPECT_FALSE(b->title.empty()) << b->name;
     EXPECT_FALSE(b->about.empty()) << b->name;
     EXPECT_FALSE(b->scorer.empty()) << b->name;
@@ -63,8 +64,11 @@ TEST(BenchmarkTable, DatasetsFetchTakesABenchmarksName) {
   // without data brings nothing.
   EXPECT_EQ(BenchmarkDatasets({"thinking", "ifeval", "ruler-qa", "nonesuch"}),
             (std::vector<std::string>{"gpqa", "mmlu-pro", "ifeval", "ruler-qa", "nonesuch"}));
-  for (const Benchmark* b : Benchmarks())
-    if (b->datasets.empty()) EXPECT_TRUE(BenchmarkDatasets({b->name}).empty()) << b->name;
+  for (const Benchmark* b : Benchmarks()) {
+    if (b->datasets.empty()) {
+      EXPECT_TRUE(BenchmarkDatasets({b->name}).empty()) << b->name;
+    }
+  }
 
   BinaryResult r = RunBinary({EvalrunBinary(), "datasets", "fetch", "speed"}, 30);
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "evals/run/card.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun {
 namespace {
@@ -84,7 +85,7 @@ TEST(CardEndpoints, BadListsNameTheField) {
 
 TEST(CardEndpoints, ExampleCardParses) {
   Card c;
-  Status st = LoadCard(std::string(EVALRUN_SOURCE_DIR) + "/cards/two-servers.json", &c);
+  Status st = LoadCard(evalrun::testing::SourceDir() + "/cards/two-servers.json", &c);
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(c.server.EndpointCount(), 2u);
   EXPECT_EQ(c.server.ForEndpoint(1).base_url, "http://127.0.0.1:8082/v1");

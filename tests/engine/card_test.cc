@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/run_binary.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun {
 namespace {
@@ -275,11 +276,11 @@ TEST(CardTest, MalformedJsonGivesLineAndColumn) {
 TEST(CardTest, ExampleCardsParse) {
   for (const char* name : {"local.json", "clover-q4_0.json"}) {
     Card c;
-    Status st = LoadCard(std::string(EVALRUN_SOURCE_DIR) + "/cards/" + name, &c);
+    Status st = LoadCard(evalrun::testing::SourceDir() + "/cards/" + name, &c);
     EXPECT_TRUE(st.ok()) << st.ToString();
   }
   Card c;
-  ASSERT_TRUE(LoadCard(std::string(EVALRUN_SOURCE_DIR) + "/cards/clover-q4_0.json", &c).ok());
+  ASSERT_TRUE(LoadCard(evalrun::testing::SourceDir() + "/cards/clover-q4_0.json", &c).ok());
   EXPECT_EQ(c.server.slots, 4);
   int ruler = 0;
   for (const auto& [t, n] : c.FindPart("ruler")->settings.Counts("samples_per_task")) ruler += n;

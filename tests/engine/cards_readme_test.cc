@@ -9,6 +9,7 @@
 #include "evals/run/part_registry.h"
 #include "evals/run/request_settings.h"
 #include "tests/support/run_binary.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
@@ -22,7 +23,7 @@ std::string Section(const std::string& doc, const std::string& heading) {
 }
 
 TEST(CardsReadme, EveryPartHasASectionWithEveryKeyItDeclares) {
-  const std::string doc = ReadFile(std::string(EVALRUN_SOURCE_DIR) + "/cards/README.md");
+  const std::string doc = ReadFile(SourceDir() + "/cards/README.md");
   ASSERT_FALSE(doc.empty());
   int parts = 0;
   for (const PartDefinition* def : PartDefinitions()) {
@@ -37,7 +38,7 @@ TEST(CardsReadme, EveryPartHasASectionWithEveryKeyItDeclares) {
 }
 
 TEST(CardsReadme, TheRequestSettingsAreDocumentedAtTheTopAndPerPart) {
-  const std::string doc = ReadFile(std::string(EVALRUN_SOURCE_DIR) + "/cards/README.md");
+  const std::string doc = ReadFile(SourceDir() + "/cards/README.md");
   const std::string top = Section(doc, "## Top level");
   const std::string per_part = Section(doc, "## Request settings per part");
   ASSERT_FALSE(per_part.empty());

@@ -13,13 +13,14 @@
 #include "tests/support/markdown_tables.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
 
 class E2eChecksKind : public E2eTest {
  protected:
-  static std::string Binary() { return EVALRUN_TEST_PARTS_BINARY; }
+  static std::string Binary() { return evalrun::testing::TestPartsBinary(); }
   BinaryResult RunJob(const std::string& card, const std::string& job) {
     return RunBinary({Binary(), "--card", card, "--job", job, "--out", dir_ + "/runs", "--data-dir", DatasetsDir()},
                      120);

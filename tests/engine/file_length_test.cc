@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/test_paths.h"
+
 namespace evalrun::testing {
 namespace {
 
@@ -33,7 +35,7 @@ bool IsSource(const fs::path& p) {
 // "path: N lines" for each source file under `dir` over `max` lines.
 std::vector<std::string> Over(const std::string& dir, int max) {
   std::vector<std::string> out;
-  const fs::path root = fs::path(EVALRUN_SOURCE_DIR);
+  const fs::path root = fs::path(SourceDir());
   for (const auto& e : fs::recursive_directory_iterator(root / dir)) {
     if (!e.is_regular_file() || !IsSource(e.path())) continue;
     const std::string rel = fs::relative(e.path(), root).string();
@@ -47,7 +49,7 @@ std::vector<std::string> Over(const std::string& dir, int max) {
 TEST(FileLength, NoSourceFileOver650Lines) {
   int seen = 0;
   for (const char* dir : {"evals", "scorers", "datasets", "bench", "fuzz", "scripts", "tests"}) {
-    ASSERT_TRUE(fs::is_directory(fs::path(EVALRUN_SOURCE_DIR) / dir)) << dir;
+    ASSERT_TRUE(fs::is_directory(fs::path(SourceDir()) / dir)) << dir;
     ++seen;
     EXPECT_EQ(Over(dir, kMaxFileLines), std::vector<std::string>{}) << "split these by job";
   }
@@ -62,7 +64,7 @@ TEST(FileLength, OnlyOneFileOfTheProjectIncludesHttplib) {
   // The transport is the only place httplib's types live (evals/server/http.h
   // is the interface); tests' own proxies and mirrors may use it.
   std::vector<std::string> found;
-  const fs::path root = fs::path(EVALRUN_SOURCE_DIR);
+  const fs::path root = fs::path(SourceDir());
   for (const char* dir : {"evals", "scorers", "datasets", "bench", "fuzz"})
     for (const auto& e : fs::recursive_directory_iterator(root / dir)) {
       if (!e.is_regular_file() || !IsSource(e.path())) continue;

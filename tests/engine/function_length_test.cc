@@ -12,6 +12,7 @@
 
 #include "tests/support/function_length.h"
 #include "tests/support/run_binary.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
@@ -120,7 +121,7 @@ TEST(FunctionLengthScanTest, UnbalancedBracesAreReported) {
 // the source folder, sorted.
 std::vector<std::string> SourceFiles() {
   namespace fs = std::filesystem;
-  const fs::path root = EVALRUN_SOURCE_DIR;
+  const fs::path root = SourceDir();
   std::vector<std::string> files;
   for (const char* dir : {"evals", "scorers", "datasets", "bench", "fuzz"}) {
     for (const auto& e : fs::recursive_directory_iterator(root / dir)) {
@@ -135,16 +136,16 @@ std::vector<std::string> SourceFiles() {
 
 TEST(FunctionLengthTest, GeneratedTablesListedStillExist) {
   for (const std::string& path : kGeneratedTables)
-    EXPECT_TRUE(std::filesystem::exists(std::string(EVALRUN_SOURCE_DIR) + "/" + path)) << path;
+    EXPECT_TRUE(std::filesystem::exists(SourceDir() + "/" + path)) << path;
 }
 
 TEST(FunctionLengthTest, NoFunctionInTheTreeIsLongerThanAScreen) {
   std::vector<std::string> files = SourceFiles();
-  ASSERT_GT(files.size(), 100u) << "source files not found under " << EVALRUN_SOURCE_DIR;
+  ASSERT_GT(files.size(), 100u) << "source files not found under " << SourceDir();
   size_t functions = 0;
   for (const std::string& path : files) {
     if (kGeneratedTables.count(path)) continue;
-    ScanResult r = ScanFunctions(ReadFile(std::string(EVALRUN_SOURCE_DIR) + "/" + path));
+    ScanResult r = ScanFunctions(ReadFile(SourceDir() + "/" + path));
     EXPECT_EQ(r.error, "") << path << ": the scanner could not match its braces";
     functions += r.functions.size();
     for (const FunctionSpan& f : r.functions) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tests/support/run_binary.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
@@ -41,19 +42,19 @@ TEST(HeaderContractTest, EveryHeaderOpensWithItsContractAndThreadSafety) {
   std::vector<std::string> missing;
   int headers = 0;
   for (const char* dir : {"evals", "scorers", "datasets"}) {
-    const fs::path root = fs::path(EVALRUN_SOURCE_DIR) / dir;
+    const fs::path root = fs::path(SourceDir()) / dir;
     for (const auto& e : fs::recursive_directory_iterator(root)) {
       if (!e.is_regular_file() || e.path().extension() != ".h") continue;
       ++headers;
       const std::string comment = OpeningComment(ReadFile(e.path().string()));
-      const std::string rel = fs::relative(e.path(), EVALRUN_SOURCE_DIR).string();
+      const std::string rel = fs::relative(e.path(), SourceDir()).string();
       if (comment.size() < 40)
         missing.push_back(rel + ": no opening comment");
       else if (comment.find("thread") == std::string::npos)
         missing.push_back(rel + ": the opening comment does not state its thread-safety");
     }
   }
-  EXPECT_GT(headers, 100) << "headers not found under " << EVALRUN_SOURCE_DIR;
+  EXPECT_GT(headers, 100) << "headers not found under " << SourceDir();
   std::string list;
   for (const auto& m : missing) list += "\n  " + m;
   EXPECT_TRUE(missing.empty()) << missing.size() << " headers:" << list;

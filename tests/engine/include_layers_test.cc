@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "evals/benchmarks/table.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
@@ -91,7 +92,7 @@ std::vector<std::string> Includes(const fs::path& p) {
 
 std::map<std::string, std::vector<std::string>> Graph() {
   std::map<std::string, std::vector<std::string>> g;
-  const fs::path root(EVALRUN_SOURCE_DIR);
+  const fs::path root(SourceDir());
   for (const char* dir : {"evals", "scorers", "datasets"})
     for (const auto& e : fs::recursive_directory_iterator(root / dir)) {
       const std::string ext = e.path().extension().string();

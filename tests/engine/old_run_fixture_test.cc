@@ -9,6 +9,7 @@
 
 #include "evals/base/files.h"
 #include "tests/support/e2e.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
@@ -18,7 +19,7 @@ class OldRunFixture : public E2eTest {
   // The fixture copied into the temp folder (report writes into it).
   std::string CopyOf(const std::string& name) {
     const std::string to = dir_ + "/" + name;
-    std::filesystem::copy(std::filesystem::path(EVALRUN_SOURCE_DIR) / "tests/fixtures/runs/main-8e75a03", to,
+    std::filesystem::copy(std::filesystem::path(SourceDir()) / "tests/fixtures/runs/main-8e75a03", to,
                           std::filesystem::copy_options::recursive);
     return to;
   }

@@ -139,7 +139,11 @@ TEST(ProcessRunnerTest, CpuTimeLimit) {
   EXPECT_TRUE(r.cpu_limited);
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit.signal, SIGXCPU);
-  EXPECT_GE(r.cpu_s, 0.9);
+  // The kernel holds RLIMIT_CPU against tick-sampled user+system time, while
+  // wait4 reports the scheduler's exact run time: on a loaded machine whole
+  // ticks are charged for part-ticks, so the limit can fire at 0.85 s of exact
+  // time. The bounds say the limit was neither skipped nor hit at once.
+  EXPECT_GE(r.cpu_s, 0.5);
   EXPECT_LT(r.cpu_s, 3);
   EXPECT_EQ(r.Describe(20), "CPU time limit (killed by signal 24 (SIGXCPU))");
 }

@@ -16,6 +16,8 @@
 
 #include <re2/re2.h>
 
+#include "tests/support/test_paths.h"
+
 namespace evalrun::testing {
 namespace {
 
@@ -57,7 +59,7 @@ TEST(ProductText, TheMatcherKnowsTheSpellings) {
 }
 
 TEST(ProductText, NoFileCitesAnIssueNumber) {
-  const fs::path root(EVALRUN_SOURCE_DIR);
+  const fs::path root(SourceDir());
   std::vector<std::string> hits;
   int files = 0;
   for (const char* top : {"README.md", "CMakeLists.txt", ".ci/run"})
@@ -72,7 +74,7 @@ TEST(ProductText, NoFileCitesAnIssueNumber) {
       ++files;
     }
   }
-  EXPECT_GT(files, 300) << "the walk found too few files: is EVALRUN_SOURCE_DIR right?";
+  EXPECT_GT(files, 300) << "the walk found too few files: is SourceDir() right?";
   std::string all;
   for (const auto& h : hits) all += "\n  " + h;
   EXPECT_TRUE(hits.empty()) << hits.size() << " lines cite an issue number; say what the code does and why:" << all;

@@ -15,11 +15,12 @@
 
 #include "tests/support/run_binary.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
 
-std::string Source(const std::string& rel) { return ReadFile(std::string(EVALRUN_SOURCE_DIR) + "/" + rel); }
+std::string Source(const std::string& rel) { return ReadFile(SourceDir() + "/" + rel); }
 
 // The first indented (code) line of `text` after `marker` that contains `needle`.
 std::string CodeLineAfter(const std::string& text, const std::string& marker, const std::string& needle) {

@@ -16,6 +16,7 @@
 #include "evals/run/scoring_stage.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
@@ -196,7 +197,7 @@ class E2eScoringStage : public E2eTest {
   std::vector<std::string> Argv(const std::string& card, const std::string& job) {
     return {TestPartsBinary(), "--card", card, "--job", job, "--out", dir_ + "/runs", "--data-dir", DatasetsDir()};
   }
-  static std::string TestPartsBinary() { return EVALRUN_TEST_PARTS_BINARY; }
+  static std::string TestPartsBinary() { return evalrun::testing::TestPartsBinary(); }
 
   std::mutex mu_;
   std::vector<double> starts_;

@@ -24,13 +24,14 @@
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
 #include "tests/support/run_figures.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string ScriptPath(const std::string& name) { return std::string(EVALRUN_SOURCE_DIR) + "/scripts/" + name; }
+std::string ScriptPath(const std::string& name) { return SourceDir() + "/scripts/" + name; }
 
 // SLURM_CONF of the cluster to use: the environment's, else the one
 // scripts/slurm_local.sh start wrote down; empty when neither.
@@ -226,7 +227,7 @@ TEST_F(SlurmLane, AFailedTaskKeepsTheMergeFromStarting) {
 // The Slurm section of docs/shards.md shows these very scripts, each in a
 // fenced block of its own, so that what the lane runs is what users read.
 TEST(ShardsDoc, SlurmSectionIsTheLanesScripts) {
-  const std::string doc = ReadFile(std::string(EVALRUN_SOURCE_DIR) + "/docs/shards.md");
+  const std::string doc = ReadFile(SourceDir() + "/docs/shards.md");
   for (const char* name : {"shards_submit.sh", "shard.sbatch", "merge.sbatch"}) {
     const std::string text = ReadFile(ScriptPath(name));
     ASSERT_FALSE(text.empty()) << name;

@@ -53,7 +53,7 @@ TEST(TaskFile, AGoodFileBecomesItsSpec) {
 }
 
 TEST(TaskFile, TheShippedFilesParse) {
-  const std::filesystem::path dir = std::filesystem::path(EVALRUN_SOURCE_DIR) / "tasks";
+  const std::filesystem::path dir = std::filesystem::path(SourceDir()) / "tasks";
   int n = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     const std::string name = e.path().filename().string();

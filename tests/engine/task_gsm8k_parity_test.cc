@@ -35,7 +35,7 @@ struct Prepared {
 // fixture rows as `score --input` prepares it.
 Prepared Prepare(const std::string& extract) {
   auto spec = std::make_shared<TaskSpec>();
-  Status st = LoadTaskFile(std::string(EVALRUN_SOURCE_DIR) + "/tasks/gsm8k.json", spec.get());
+  Status st = LoadTaskFile(SourceDir() + "/tasks/gsm8k.json", spec.get());
   EXPECT_TRUE(st.ok()) << st.message();
   static Card card;  // outlives the parts: settings point at the definition's keys
   static std::vector<std::unique_ptr<PartDefinition>> defs;

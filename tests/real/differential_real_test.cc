@@ -14,13 +14,10 @@
 #include "evals/server/http.h"
 #include "tests/real/real_lane.h"
 #include "tests/support/raw_http.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
-
-#ifndef EVALRUN_FAKE_SERVER_BINARY
-#error "EVALRUN_FAKE_SERVER_BINARY must be defined by the build"
-#endif
 
 // "a.b[].c" paths of every key in a JSON value (arrays merged).
 void Keys(const nlohmann::json& j, const std::string& at, std::set<std::string>* out) {
@@ -59,7 +56,7 @@ class FakeProgram {
   ~FakeProgram() { Stop(); }
   bool Start(std::vector<std::string> flags, const std::string& log) {
     port_ = FreeLoopbackPort();
-    std::vector<std::string> argv = {EVALRUN_FAKE_SERVER_BINARY, "--host", "127.0.0.1", "--port",
+    std::vector<std::string> argv = {FakeServerBinary(), "--host", "127.0.0.1", "--port",
                                      std::to_string(port_), "--never-stop"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     pid_ = SpawnBinary(argv, log, log + ".err");

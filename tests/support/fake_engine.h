@@ -21,19 +21,10 @@
 #include "evals/server/engine.h"
 #include "tests/support/loopback_port.h"
 #include "tests/support/run_binary.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 
-// The program's path: EVALRUN_FAKE_SERVER_BINARY, which the build defines
-// for the test program only (hence inline, and only for *_test.cc files),
-// else found on PATH.
-inline std::string FakeServerBinary() {
-#ifdef EVALRUN_FAKE_SERVER_BINARY
-  return EVALRUN_FAKE_SERVER_BINARY;
-#else
-  return "evalrun-fake-server";
-#endif
-}
 
 // Pids of running (not zombie) processes whose argv[0] contains
 // "evalrun-fake-server" and whose arguments hold "--port <port>". Empty also

@@ -20,12 +20,6 @@ extern char** environ;
 
 namespace evalrun::testing {
 
-#ifndef EVALRUN_BINARY
-#error "EVALRUN_BINARY (the absolute path of the evalrun program) must be defined by the build"
-#endif
-
-std::string EvalrunBinary() { return EVALRUN_BINARY; }
-
 namespace {
 
 // Everything a child needs is built before fork(): the tests run threads (an

@@ -28,7 +28,7 @@ int SpawnBinary(const std::vector<std::string>& argv, const std::string& out_pat
 // Waits for a spawned pid up to timeout_s; returns its BinaryResult (no output).
 BinaryResult WaitBinary(int pid, double timeout_s);
 
-// The path of the evalrun binary under test.
+// The path of the evalrun binary under test (build_paths.cc, generated).
 std::string EvalrunBinary();
 
 // A fresh temp folder, removed by the caller with RemoveTree.

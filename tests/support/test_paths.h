@@ -12,13 +12,18 @@
 
 namespace evalrun::testing {
 
+// Where this build's tree and programs are (absolute paths), written by the
+// build into one generated file (build_paths.cc): no other test object
+// depends on where the tree is checked out, so a compiler cache shared by two
+// checkouts serves both.
+std::string SourceDir();          // the source tree's root
+std::string SharedDirDefault();   // ../shared beside it
+std::string FakeServerBinary();   // evalrun-fake-server
+std::string TestPartsBinary();    // evalrun with the test tree's parts
+
 inline std::string SharedDir() {
   if (const char* env = std::getenv("EVALRUN_TEST_SHARED"); env && *env) return env;
-#ifdef EVALRUN_TEST_SHARED_DEFAULT
-  return EVALRUN_TEST_SHARED_DEFAULT;
-#else
-  return "../shared";
-#endif
+  return SharedDirDefault();
 }
 
 // ../shared/datasets: the real benchmark files (read-only).
@@ -27,7 +32,7 @@ inline std::string DatasetsDir() { return SharedDir() + "/datasets"; }
 inline std::string ReferenceDir() { return SharedDir() + "/reference/llama-server"; }
 // tests/fixtures/<name> of the source tree ("nvidia-smi", "ruler/x.json").
 inline std::string FixturePath(const std::string& name) {
-  return std::string(EVALRUN_SOURCE_DIR) + "/tests/fixtures/" + name;
+  return SourceDir() + "/tests/fixtures/" + name;
 }
 
 }  // namespace evalrun::testing

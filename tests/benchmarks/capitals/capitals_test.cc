@@ -15,6 +15,7 @@
 
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
@@ -70,7 +71,7 @@ Responder Model(std::vector<std::string> wrong, std::vector<std::string> cut) {
 
 class CapitalsTest : public E2eTest {
  protected:
-  static std::string Binary() { return EVALRUN_TEST_PARTS_BINARY; }
+  static std::string Binary() { return evalrun::testing::TestPartsBinary(); }
   BinaryResult Cli(std::vector<std::string> args) {
     args.insert(args.begin(), Binary());
     return RunBinary(args, 120);

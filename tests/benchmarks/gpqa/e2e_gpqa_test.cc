@@ -5,6 +5,7 @@
 #include "evals/benchmarks/gpqa/gpqa_data.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
@@ -78,7 +79,7 @@ TEST(GpqaNoPlainText, NoQuestionOrAnswerTextInTheSourceTree) {
   ASSERT_GT(needles.size(), 250u);
   namespace fs = std::filesystem;
   int files = 0;
-  for (auto it = fs::recursive_directory_iterator(EVALRUN_SOURCE_DIR); it != fs::recursive_directory_iterator(); ++it) {
+  for (auto it = fs::recursive_directory_iterator(SourceDir()); it != fs::recursive_directory_iterator(); ++it) {
     std::string name = it->path().filename().string();
     if (it->is_directory() && (name == ".git" || name.rfind("build", 0) == 0 || name == "runs")) {
       it.disable_recursion_pending();

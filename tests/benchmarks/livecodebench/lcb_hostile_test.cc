@@ -24,6 +24,7 @@
 #include "scorers/livecodebench/lcb_sandbox_runner.h"
 #include "tests/support/lcb_fixtures.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun {
 namespace {
@@ -182,7 +183,7 @@ TEST(LcbHostileNamespaces, TheNamespaceLevelShowsNoHostFiles) {
   const std::string& secret_dir = secret.path();
   SandboxResult r;
   ASSERT_TRUE(box->Run("import os\nfor p in ('/home', '/root', '/run', '/var', '/etc/passwd', '" +
-                           std::string(EVALRUN_SOURCE_DIR) + "', '" + secret_dir + "'):\n    print(p, os.path.exists(p))\n",
+                           evalrun::testing::SourceDir() + "', '" + secret_dir + "'):\n    print(p, os.path.exists(p))\n",
                        "", &r)
                   .ok());
   EXPECT_EQ(r.process.stdout_text.find("True"), std::string::npos) << r.process.stdout_text << r.process.stderr_text;

@@ -30,10 +30,6 @@
 #include "tests/support/jsonl_file.h"
 #include "tests/support/test_paths.h"
 
-#ifndef EVALRUN_SOURCE_DIR
-#define EVALRUN_SOURCE_DIR "/work/main"
-#endif
-
 namespace evalrun {
 namespace {
 

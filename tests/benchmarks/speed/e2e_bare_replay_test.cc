@@ -27,13 +27,14 @@
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
 #include "tests/support/run_binary.h"
+#include "tests/support/test_paths.h"
 
 namespace evalrun::testing {
 namespace {
 
 class E2eBareReplay : public E2eTest {
  protected:
-  std::string Script() const { return std::string(EVALRUN_SOURCE_DIR) + "/scripts/bare_stream_client.py"; }
+  std::string Script() const { return SourceDir() + "/scripts/bare_stream_client.py"; }
   // 4 slots with planted prefill and decode times.
   static FakeServerOptions PacedFourSlots() {
     FakeServerOptions fo;
