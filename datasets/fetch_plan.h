@@ -1,5 +1,6 @@
 // What `evalrun datasets fetch` fetches, and from where (internal to
-// datasets/: fetch.cc is the only user): each manifest entry's "source" as a
+// datasets/: fetch.cc uses it, and manifest_file.cc checks a person's
+// manifest's sources with ParseSource): each manifest entry's "source" as a
 // FetchSource, that source moved onto a mirror, and the names given on the
 // command line resolved to manifest files. The forms of "source" and the
 // mirror's layout are those of datasets/fetch.h.

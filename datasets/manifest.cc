@@ -39,16 +39,38 @@ Manifest ParseManifest(const char* where, const char* text) {
   return m;
 }
 
-}  // namespace
+void SortByName(std::vector<Manifest>* v) {
+  std::sort(v->begin(), v->end(), [](const Manifest& a, const Manifest& b) { return a.name < b.name; });
+}
 
-const std::vector<Manifest>& AllManifests() {
-  static const std::vector<Manifest> kAll = [] {
+std::vector<Manifest>& Registry() {
+  static std::vector<Manifest> all = [] {
     std::vector<Manifest> v;
     for (const auto& [where, text] : EmbeddedManifests()) v.push_back(ParseManifest(where, text));
-    std::sort(v.begin(), v.end(), [](const Manifest& a, const Manifest& b) { return a.name < b.name; });
+    SortByName(&v);
     return v;
   }();
-  return kAll;
+  return all;
+}
+
+}  // namespace
+
+const std::vector<Manifest>& AllManifests() { return Registry(); }
+
+Status RegisterManifest(Manifest m) {
+  std::vector<Manifest>& all = Registry();
+  for (const Manifest& o : all) {
+    if (o.name == m.name)
+      return Status::InvalidInput(ManifestWhere(m) + ": name \"" + m.name + "\" is taken by " + ManifestWhere(o));
+    for (const ManifestFile& f : m.files)
+      for (const ManifestFile& g : o.files)
+        if (f.path == g.path)
+          return Status::InvalidInput(ManifestWhere(m) + ": " + f.path + " is listed by " + ManifestWhere(o) +
+                                      " too");
+  }
+  all.push_back(std::move(m));
+  SortByName(&all);
+  return Status::Ok();
 }
 
 std::string ManifestWhere(const Manifest& m) {
@@ -81,6 +103,13 @@ const ManifestFile* FindManifestFile(const std::string& rel_path) {
   return FindFileOf(rel_path, &owner);
 }
 
+std::string FetchCommand(const std::string& dataset, const std::string& data_dir) {
+  std::string cmd = "evalrun datasets fetch " + dataset + " --data-dir " + data_dir;
+  if (const Manifest* m = FindManifest(dataset); m != nullptr && !m->tasks_dir.empty())
+    cmd += " --tasks " + m->tasks_dir;
+  return cmd;
+}
+
 std::string DefaultDataDir() {
   if (const char* e = std::getenv("EVALRUN_DATA"); e && *e) return e;
   if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/evalrun";
@@ -107,8 +136,7 @@ Status VerifyDataFile(const std::string& data_dir, const std::string& rel_path,
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     return Status::NotFound(path + ": dataset file not found (data dir " + data_dir +
-                            "). Get it with: evalrun datasets fetch " + dataset +
-                            " --data-dir " + data_dir);
+                            "). Get it with: " + FetchCommand(dataset, data_dir));
   }
   std::string err;
   if (mf && !mf->sha256.empty()) {
@@ -116,8 +144,8 @@ Status VerifyDataFile(const std::string& data_dir, const std::string& rel_path,
     EVALRUN_RETURN_IF_ERROR(Sha256File(path, &hex));
     if (hex != mf->sha256) {
       err = path + ": sha256 mismatch: expected " + mf->sha256 + " (" + ManifestWhere(*owner) +
-            "), found " + hex + ". The file is corrupt or another revision; fetch it again with: "
-            "evalrun datasets fetch " + dataset + " --data-dir " + data_dir;
+            "), found " + hex + ". The file is corrupt or another revision; fetch it again with: " +
+            FetchCommand(dataset, data_dir);
     }
   }
   std::lock_guard<std::mutex> l(mu);

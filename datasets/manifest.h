@@ -4,8 +4,11 @@
 // licence and source. Third-party data itself is never committed: users get
 // it with `evalrun datasets fetch`, and every run checks it here.
 //
+// A folder of task files may add its own (datasets/manifest_file.h), through
+// RegisterManifest.
+//
 // Thread-safety: the manifests are parsed once and then only read; every
-// function here is safe to call from several threads.
+// function here but RegisterManifest is safe to call from several threads.
 #ifndef EVALRUN_DATASETS_MANIFEST_H_
 #define EVALRUN_DATASETS_MANIFEST_H_
 
@@ -34,6 +37,9 @@ struct Manifest {
   // The file it was read from, in messages ("evals/benchmarks/<name>/<dataset>.json");
   // empty for one built in memory (tests): then "manifest <name>".
   std::string source_file;
+  // The task folder (`--tasks DIR`) a person's manifest came from; empty for
+  // a built-in one. Messages that say how to fetch name it.
+  std::string tasks_dir;
   std::string title, licence, homepage;
   std::vector<ManifestFile> files;
   nlohmann::json raw;
@@ -45,6 +51,16 @@ std::string ManifestWhere(const Manifest& m);
 // All manifests by name, parsed once (thread-safe).
 const std::vector<Manifest>& AllManifests();
 const Manifest* FindManifest(const std::string& name);
+
+// Adds `m` to AllManifests(). InvalidInput naming both files when its name or
+// one of its paths is another manifest's. Call on the main thread before any
+// other thread reads the manifests, and before keeping a pointer that
+// FindManifest or FindManifestFile gave (they may move).
+Status RegisterManifest(Manifest m);
+
+// "evalrun datasets fetch <dataset> --data-dir <dir>", with `--tasks <folder>`
+// for a dataset of a person's manifest: the command that fetches it.
+std::string FetchCommand(const std::string& dataset, const std::string& data_dir);
 const ManifestFile* FindManifestFile(const std::string& rel_path);
 
 // The data dir when none is given: $EVALRUN_DATA, else

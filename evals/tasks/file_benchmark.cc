@@ -6,6 +6,8 @@
 #include <memory>
 #include <set>
 
+#include "datasets/manifest.h"
+#include "datasets/manifest_file.h"
 #include "evals/benchmarks/table.h"
 #include "evals/tasks/file_part.h"
 
@@ -31,11 +33,32 @@ std::set<std::string>& LoadedFolders() {
   return *s;
 }
 
+// A `dataset` file must be one a manifest lists, so that `datasets fetch`
+// can bring it and its sha256 is checked.
+Status CheckListed(const std::string& file, const std::string& key, const TaskSource& s) {
+  if (s.dataset.empty() || FindManifestFile(s.dataset) != nullptr) return Status::Ok();
+  return Status::InvalidInput(file + ": " + key + ".dataset: \"" + s.dataset +
+                              "\" is in no dataset manifest (a built-in one, or a <name>.manifest.json beside "
+                              "the task file: docs/tasks.md)");
+}
+
+// The folder's <name>.manifest.json files, each read and registered.
+Status LoadFolderManifests(const std::string& dir, const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) {
+    Manifest m;
+    EVALRUN_RETURN_IF_ERROR(LoadManifestFile(p, dir, &m));
+    EVALRUN_RETURN_IF_ERROR(RegisterManifest(std::move(m)));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status RegisterTask(TaskSpec spec) {
   if (FindBenchmark(spec.name) || FindPartDefinition(spec.name))
     return Status::InvalidInput(spec.path + ": name: \"" + spec.name + "\" is taken by another benchmark or task");
+  EVALRUN_RETURN_IF_ERROR(CheckListed(spec.path, "data", spec.data));
+  EVALRUN_RETURN_IF_ERROR(CheckListed(spec.path, "fewshot", spec.fewshot.source));
   auto shared = std::make_shared<const TaskSpec>(std::move(spec));
   Benchmark b;
   b.name = shared->name;
@@ -57,13 +80,15 @@ Status LoadTaskFolder(const std::string& dir) {
   const std::string key = std::filesystem::weakly_canonical(dir, ec).string();
   if (LoadedFolders().count(key)) return Status::Ok();
   if (!std::filesystem::is_directory(dir, ec)) return Status::InvalidInput(dir + ": --tasks: not a folder");
-  std::vector<std::string> files;
+  std::vector<std::string> files, manifests;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     const bool manifest = name.size() > 14 && name.compare(name.size() - 14, 14, ".manifest.json") == 0;
-    if (e.is_regular_file() && e.path().extension() == ".json" && !manifest) files.push_back(e.path().string());
+    if (e.is_regular_file() && e.path().extension() == ".json") (manifest ? manifests : files).push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
+  std::sort(manifests.begin(), manifests.end());
+  EVALRUN_RETURN_IF_ERROR(LoadFolderManifests(dir, manifests));
   for (const std::string& f : files) {
     TaskSpec spec;
     EVALRUN_RETURN_IF_ERROR(LoadTaskFile(f, &spec));

@@ -3,7 +3,8 @@
 // C++) in --list, run against the fake llama-server, re-scored, on the page
 // and in compare; a bad task file refused before any request, naming the
 // file and the key or row; MMLU-Pro as a task file (tasks/mmlu-pro.json)
-// giving the built-in part's samples.jsonl and results, byte for byte.
+// giving the built-in part's samples.jsonl and results, byte for byte; a
+// folder's own dataset manifest fetched by the task's name and checked.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evals/base/sha256.h"
+#include "tests/engine/datasets_fetch_mirror.h"
 #include "tests/support/e2e.h"
 #include "tests/support/fake_server.h"
 
@@ -201,6 +204,88 @@ TEST_F(E2eTaskFile, ABadTaskFileIsRefusedBeforeAnyRequest) {
     for (const std::string& s : k.said) EXPECT_NE(r.err.find(s), std::string::npos) << k.name << ": " << r.err;
   }
   EXPECT_EQ(server.chat_requests(), 0);
+}
+
+// A task folder that pins its data by a manifest of its own
+// (<name>.manifest.json: a public URL and its sha256): a run before the fetch
+// says the command that fetches it, `datasets fetch <task> --tasks DIR`
+// brings it from the source and checks it, the run then answers every row,
+// and a changed byte stops the next run naming the manifest.
+TEST_F(E2eTaskFile, AFolderManifestIsFetchedByTheTaskNameAndChecked) {
+  const std::string rows = ReadFile(ArithmeticDir() + "/arithmetic.jsonl");
+  const std::string origin = dir_ + "/origin", tasks = dir_ + "/pinned", data = dir_ + "/data";
+  std::filesystem::create_directories(origin);
+  std::filesystem::create_directories(tasks);
+  WriteFile(origin + "/rows.jsonl", rows);
+  fetch_testing::MirrorServer source(origin, fetch_testing::MirrorServer::Api::kFilesOnly);
+  nlohmann::json task = nlohmann::json::parse(ReadFile(ArithmeticDir() + "/arithmetic.json"));
+  task["name"] = "arith-pinned";
+  task["data"] = {{"dataset", "arith-pinned/rows.jsonl"}, {"id", "id"}, {"category", "op"}};
+  WriteFile(tasks + "/arith-pinned.json", task.dump(2));
+  const nlohmann::json manifest = {
+      {"name", "arith-pinned"},
+      {"title", "Arithmetic, pinned"},
+      {"files", {{{"path", "arith-pinned/rows.jsonl"},
+                  {"source", {{"url", source.url() + "/rows.jsonl"}}},
+                  {"rows", 20},
+                  {"bytes", rows.size()},
+                  {"sha256", Sha256Hex(rows)}}}}};
+  WriteFile(tasks + "/arith-pinned.manifest.json", manifest.dump(2));
+
+  FakeServer server({.slots = 2});
+  ASSERT_TRUE(server.Start());
+  server.SetResponder(Calculator({}, {}));
+  const std::string card = WriteCard(server.base_url(), "2", R"({"arith-pinned": {}})");
+  BinaryResult before = Run({"--tasks", tasks, "--card", card, "--job", "before", "--data-dir", data});
+  EXPECT_EQ(before.exit_code, 1) << before.err;
+  EXPECT_NE(before.err.find("evalrun datasets fetch arith-pinned --data-dir " + data + " --tasks " + tasks),
+            std::string::npos) << before.err;
+  EXPECT_EQ(server.chat_requests(), 0);
+
+  BinaryResult list = RunBinary({EvalrunBinary(), "datasets", "list", "--tasks", tasks, "--data-dir", data}, 60);
+  EXPECT_EQ(list.exit_code, 1) << list.out << list.err;  // a listed file is missing
+  EXPECT_NE(list.out.find("arith-pinned/rows.jsonl"), std::string::npos) << list.out;
+  BinaryResult fetch =
+      RunBinary({EvalrunBinary(), "datasets", "fetch", "arith-pinned", "--tasks", tasks, "--data-dir", data}, 60);
+  ASSERT_EQ(fetch.exit_code, 0) << fetch.out << fetch.err;
+  EXPECT_EQ(ReadFile(data + "/arith-pinned/rows.jsonl"), rows);
+  EXPECT_EQ(source.RequestsFor("/rows.jsonl").size(), 1u);
+
+  BinaryResult run = Run({"--tasks", tasks, "--card", card, "--job", "after", "--data-dir", data});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(Results("after")["parts"]["arith-pinned"]["correct"], 20);
+
+  std::string changed = rows;
+  changed[changed.find("What is") + 8] ^= 1;
+  WriteFile(data + "/arith-pinned/rows.jsonl", changed);
+  BinaryResult bad = Run({"--tasks", tasks, "--card", card, "--job", "changed", "--data-dir", data});
+  EXPECT_EQ(bad.exit_code, 1) << bad.err;
+  EXPECT_NE(bad.err.find("sha256 mismatch"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find(tasks + "/arith-pinned.manifest.json"), std::string::npos) << bad.err;
+}
+
+// A task's `dataset` that no manifest lists, and a folder manifest with a
+// mistyped key, are refused before any request, naming the file and key.
+TEST_F(E2eTaskFile, AnUnlistedDatasetOrABadFolderManifestIsRefused) {
+  const std::string tasks = dir_ + "/pinned";
+  std::filesystem::create_directories(tasks);
+  nlohmann::json task = nlohmann::json::parse(ReadFile(ArithmeticDir() + "/arithmetic.json"));
+  task["data"] = {{"dataset", "nowhere/rows.jsonl"}, {"id", "id"}};
+  WriteFile(tasks + "/arithmetic.json", task.dump(2));
+  BinaryResult r = Run({"--tasks", tasks, "--list"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(tasks + "/arithmetic.json: data.dataset: \"nowhere/rows.jsonl\" is in no dataset manifest"),
+            std::string::npos) << r.err;
+
+  const nlohmann::json manifest = {
+      {"name", "nowhere"},
+      {"files", {{{"path", "nowhere/rows.jsonl"}, {"source", {{"url", "http://127.0.0.1:9/rows.jsonl"}}},
+                  {"sha265", std::string(64, 'a')}}}}};
+  WriteFile(tasks + "/nowhere.manifest.json", manifest.dump(2));
+  r = Run({"--tasks", tasks, "--list"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(tasks + "/nowhere.manifest.json: files[0].sha265: unknown field (did you mean \"sha256\"?)"),
+            std::string::npos) << r.err;
 }
 
 // A CSV file of rows, few-shot turns from another file of the same
