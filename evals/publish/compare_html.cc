@@ -1,5 +1,6 @@
 #include "evals/publish/compare_html.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,7 +60,7 @@ std::string StatsCells(const json& st) {
 }
 
 void RunsTable(const json& cmp, std::string* h) {
-  *h += "<table><thead><tr>" + Th("run") + Th("folder") + Th("job") + Th("card") + Th("finished (UTC)") +
+  *h += "<div class=\"wide\"><table><thead><tr>" + Th("run") + Th("folder") + Th("job") + Th("card") + Th("finished (UTC)") +
         "</tr></thead><tbody>";
   for (const char* k : {"a", "b"}) {
     const json& r = cmp[k];
@@ -69,7 +70,7 @@ void RunsTable(const json& cmp, std::string* h) {
                                                                      Esc(sha.substr(0, 12)) + "</span>")) +
           Td(E(r["finished_utc"])) + "</tr>";
   }
-  *h += "</tbody></table>";
+  *h += "</tbody></table></div>";
 }
 
 void VerdictSection(const json& cmp, std::string* h) {
@@ -121,9 +122,9 @@ void SummarySection(const json& cmp, std::string* h) {
   }
   if (rows.empty()) return;
   const json& set = cmp["settings"];
-  *h += "<section id=\"summary\"><h2>Summary</h2>" + DeltaChart(rows, std::nullopt) + "<table>" +
+  *h += "<section id=\"summary\"><h2>Summary</h2>" + DeltaChart(rows, std::nullopt) + "<div class=\"wide\"><table>" +
         StatsHeader(Th("part") + Th("metric"), "A better", "B better") + Th("verdict") + "</tr></thead><tbody>";
-  *h += table + "</tbody></table><p class=\"note\">Δ = B − A on the paired items. 95 % CI: paired bootstrap, " +
+  *h += table + "</tbody></table></div><p class=\"note\">Δ = B − A on the paired items. 95 % CI: paired bootstrap, " +
         E(set["bootstrap"]["resamples"]) + " resamples, seed " + E(set["bootstrap"]["seed"]) +
         ". p: exact two-sided McNemar on the discordant pairs (for partial scores, the sign test on pairs whose "
         "scores differ). Only the first metric of a part decides the exit code; the others are in parentheses."
@@ -155,9 +156,9 @@ void NoiseSection(const json& cmp, std::string* h) {
             Td(E(n["n"]), true) + Td(mde, true) + Td(Pp(n["delta"]), true) + Td(NoiseBadge(p)) + "</tr>";
   }
   if (!rows.empty())
-    *h += "<table><thead><tr>" + Th("part") + Th("A/A flips", true) + Th("flip rate", true) + Th("n", true) +
+    *h += "<div class=\"wide\"><table><thead><tr>" + Th("part") + Th("A/A flips", true) + Th("flip rate", true) + Th("n", true) +
           Th("detectable Δ (pp)", true) + Th("A/B Δ (pp)", true) + Th("") + "</tr></thead><tbody>" + rows +
-          "</tbody></table>";
+          "</tbody></table></div>";
   *h += "<ul class=\"plain\">" + texts + "</ul></section>\n";
 }
 
@@ -182,9 +183,9 @@ void ScoredPartSection(const json& p, std::string* h) {
       if (g["rows"].empty()) continue;
       *h += "<h3>" + E(m["title"]) + " by " + E(g["dimension"]) + "</h3>";
       if (headline) *h += DeltaChart(g["rows"], mde);
-      *h += "<table>" + StatsHeader(Th(E(g["dimension"])), a_better, b_better) + "</tr></thead><tbody>";
+      *h += "<div class=\"wide\"><table>" + StatsHeader(Th(E(g["dimension"])), a_better, b_better) + "</tr></thead><tbody>";
       for (const auto& r : g["rows"]) *h += "<tr>" + Td(E(r["name"])) + StatsCells(r) + "</tr>";
-      *h += "</tbody></table>";
+      *h += "</tbody></table></div>";
     }
     headline = false;
   }
@@ -193,7 +194,7 @@ void ScoredPartSection(const json& p, std::string* h) {
   *h += "<h3>flipped (" + Esc(head_title) + "): " + E(p["flipped_a_better"]) + " " + a_better + ", " +
         E(p["flipped_b_better"]) + " " + b_better + "</h3>";
   if (!flips.empty()) {
-    *h += "<table class=\"samples\"><thead><tr>" + Th("id") + Th(E(p.value("label_title", json("category")))) +
+    *h += "<div class=\"wide\"><table class=\"samples\"><thead><tr>" + Th("id") + Th(E(p.value("label_title", json("category")))) +
           Th("A") + Th("A answered") + Th("B") + Th("B answered") + "</tr></thead><tbody>";
     int shown = 0;
     for (const auto& f : flips) {
@@ -204,12 +205,43 @@ void ScoredPartSection(const json& p, std::string* h) {
             "</tr>";
       ++shown;
     }
-    *h += "</tbody></table>";
+    *h += "</tbody></table></div>";
     if (static_cast<int>(flips.size()) > shown)
       *h += "<p class=\"note\">The first " + std::to_string(shown) + " of " + std::to_string(flips.size()) +
             " flipped items; <code>evalrun compare --json</code> lists them all.</p>";
   }
   *h += "</section>\n";
+}
+
+// JSON as HTML with a space after each ',' and ':' ({"a": 1, "b": [2, 3]}),
+// each member on one line (a long one may break), so that a value wraps
+// between its members.
+std::string SpacedJsonHtml(const json& v) {
+  const std::string lines = v.dump(0);  // a member a line; a string's own newlines are escaped
+  std::string out;
+  char last = 0;
+  for (size_t at = 0; at < lines.size();) {
+    const size_t end = std::min(lines.find('\n', at), lines.size());
+    const std::string line = lines.substr(at, end - at);
+    const bool tight = out.empty() || last == '{' || last == '[' || line.empty() || line[0] == '}' || line[0] == ']';
+    if (!tight) out += ' ';
+    out += line.size() <= 60 ? "<span class=\"member\">" + Esc(line) + "</span>" : Esc(line);
+    if (!line.empty()) last = line.back();
+    at = end + 1;
+  }
+  return out;
+}
+
+// A value of the setup tables as the page shows it, in <code> that wraps
+// between words and never runs out of its column: a sha256 as its first 12
+// digits (the whole in the title, as the runs table shows a card's), JSON
+// spaced (the Markdown keeps both as they are).
+std::string SetupValue(const std::string& text) {
+  const bool hex64 = text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (hex64) return "<code title=\"" + Esc(text) + "\">" + Esc(text.substr(0, 12)) + "…</code>";
+  const json parsed = text.empty() || (text[0] != '{' && text[0] != '[') ? json() : json::parse(text, nullptr, false);
+  if (!parsed.is_object() && !parsed.is_array()) return "<code>" + Esc(text) + "</code>";
+  return "<code>" + SpacedJsonHtml(parsed) + "</code>";
 }
 
 void SetupSection(const json& cmp, std::string* h) {
@@ -221,23 +253,22 @@ void SetupSection(const json& cmp, std::string* h) {
       (JsonText(r["a"]) == "(not recorded)" ? unknown : same).push_back(JsonText(r["field"]));
       continue;
     }
-    rows += "<tr>" + Td(E(r["field"])) + Td("<code>" + E(r["a"]) + "</code>") + Td("<code>" + E(r["b"]) + "</code>") +
-            "</tr>";
+    rows += "<tr>" + Td(E(r["field"])) + Td(SetupValue(JsonText(r["a"]))) + Td(SetupValue(JsonText(r["b"]))) + "</tr>";
   }
   if (rows.empty()) *h += "<p>Nothing differs in what both runs recorded.</p>";
-  else *h += "<table><thead><tr>" + Th("") + Th("A") + Th("B") + "</tr></thead><tbody>" + rows + "</tbody></table>";
+  else *h += "<div class=\"wide\"><table class=\"diff\"><thead><tr>" + Th("") + Th("A") + Th("B") + "</tr></thead><tbody>" + rows + "</tbody></table></div>";
   if (!same.empty()) *h += "<p class=\"note\">Same in both: " + Esc(Join(same, ", ")) + ".</p>";
   if (!unknown.empty()) *h += "<p class=\"note\">Recorded in neither run: " + Esc(Join(unknown, ", ")) + ".</p>";
   if (cmp["card_diff"].is_array() && !cmp["card_diff"].empty()) {
-    *h += "<h3>card fields that differ</h3><table><thead><tr>" + Th("card field") + Th("A") + Th("B") +
+    *h += "<h3>card fields that differ</h3><div class=\"wide\"><table class=\"diff\"><thead><tr>" + Th("card field") + Th("A") + Th("B") +
           "</tr></thead><tbody>";
     for (const auto& d : cmp["card_diff"]) {
       auto side = [&](const char* k) {
-        return d.contains(k) ? "<code>" + Esc(d[k].dump()) + "</code>" : std::string("<span class=\"pm\">(absent)</span>");
+        return d.contains(k) ? SetupValue(d[k].dump()) : std::string("<span class=\"pm\">(absent)</span>");
       };
       *h += "<tr>" + Td("<code>" + E(d["path"]) + "</code>") + Td(side("a")) + Td(side("b")) + "</tr>";
     }
-    *h += "</tbody></table>";
+    *h += "</tbody></table></div>";
   }
   *h += "</section>\n";
 }

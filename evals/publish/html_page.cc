@@ -30,6 +30,8 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font
 .kv td:first-child{color:var(--muted);width:170px;white-space:nowrap}
 .kv td{overflow-wrap:normal}
 td code{white-space:nowrap}
+table.diff td code{white-space:normal}
+table.diff .member{white-space:nowrap}
 td.name,td:first-child:not(.detail){white-space:nowrap}
 .spread{color:var(--muted);font-size:11.5px;white-space:normal}
 .spread span{white-space:nowrap}

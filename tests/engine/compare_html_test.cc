@@ -271,7 +271,7 @@ TEST_F(CompareHtmlProbe, TopTokenChangesAreListedInJsonMarkdownAndThePage) {
     last = c["position"].get<int64_t>();
   }
   const std::string part = Section(ReadFile(html), "part-probe");
-  const size_t at = part.find("<h3>top token changed (" + std::to_string(changed) + " positions)</h3><table>");
+  const size_t at = part.find("<h3>top token changed (" + std::to_string(changed) + " positions)</h3><div class=\"wide\"><table>");
   ASSERT_NE(at, std::string::npos) << part;
   const std::string table = part.substr(at, part.find("</table>", at) - at);
   EXPECT_EQ(CountOf(table, "<tr><td class=\"num\">"), static_cast<size_t>(changed));

@@ -9,6 +9,7 @@
 //   - at both widths the page itself is never wider than the window;
 //   - no word of a table cell is broken over two lines (a break after a
 //     hyphen is not a broken word).
+// The compare page (`evalrun compare --html`) is measured the same way.
 // Chromium runs under `timeout` (tests/support/chromium.h) and is waited for.
 #include <gtest/gtest.h>
 
@@ -20,6 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evals/publish/compare.h"
+#include "evals/publish/compare_html.h"
 #include "evals/publish/report.h"
 #include "tests/support/chromium.h"
 #include "tests/support/run_binary.h"
@@ -138,9 +141,10 @@ void ExpectFits(const nlohmann::json& m, int width, const std::string& run) {
     const std::string where = run + " at " + std::to_string(width) + " px, " + t["where"].get<std::string>();
     EXPECT_TRUE(t["boxed"].get<bool>()) << where << ": a table outside a scrolling box";
     EXPECT_LE(t["right"].get<double>(), width + 0.5) << where << ": the table's box runs off the window";
-    if (width >= 1280)
+    if (width >= 1280) {
       EXPECT_LE(t["table"].get<double>(), t["box"].get<double>() + 0.5)
           << where << ": " << t["table"] << " px wide in a box of " << t["box"] << " px";
+    }
   }
   for (const auto& w : m["broken"]) ADD_FAILURE() << run << " at " << width << " px: a word broken over two lines: " << w;
 }
@@ -153,6 +157,46 @@ TEST(PageFit, EveryTableOfEveryFixturePageFitsItsBoxAt1280AndScrollsInItsBoxAt39
     TempDir t("evalrun-page-fit");
     const std::string page = MeasuredPage(run, t.path());
     const std::string name = fs::path(run).filename().string();
+    ExpectFits(Measure(page, 1280, t.path() + "/p1280"), 1280, name);
+    ExpectFits(Measure(page, 390, t.path() + "/p390"), 390, name);
+  }
+}
+
+// The page of `evalrun compare A B --html` for the fixture run `a` against
+// `b` (copied into `tmp`; with `noise`, A against itself as its noise
+// floor), with kMeasure added.
+std::string MeasuredComparePage(const std::string& a, const std::string& b, bool noise, const std::string& tmp) {
+  fs::copy(a, tmp + "/a", fs::copy_options::recursive);
+  fs::copy(b, tmp + "/b", fs::copy_options::recursive);
+  CompareOptions o;
+  o.run_a = tmp + "/a";
+  o.run_b = tmp + "/b";
+  if (noise) o.noise_a = o.noise_a2 = tmp + "/a";
+  nlohmann::json cmp;
+  const Status st = BuildComparison(o, &cmp);
+  EXPECT_TRUE(st.ok()) << a << " against " << b << ": " << st.ToString();
+  std::string html = ComparisonHtml(cmp);
+  html.insert(html.rfind("</body>"), kMeasure);
+  WriteText(tmp + "/compare.html", html);
+  return tmp + "/compare.html";
+}
+
+// The compare page holds to the same rules: every part of the fixtures
+// paired with itself (each kind's own section, the noise floor), and runs of
+// different setups, whose "what differs" rows carry long values (sha256s,
+// request settings as JSON, model paths).
+TEST(PageFit, EveryTableOfTheComparePageFitsItsBoxAt1280AndScrollsInItsBoxAt390) {
+  if (!fs::exists(ChromiumPath())) GTEST_SKIP() << ChromiumPath() << " not found: this test needs Chromium (apt-get install chromium)";
+  const std::string every = FixturePath("runs/every-part"), h100 = FixturePath("runs/h100-speed"),
+                    old = FixturePath("runs/main-8e75a03");
+  struct Pair {
+    std::string a, b;
+    bool noise;
+  };
+  for (const Pair& p : {Pair{every, every, true}, Pair{every, h100, false}, Pair{old, every, false}}) {
+    TempDir t("evalrun-page-fit");
+    const std::string page = MeasuredComparePage(p.a, p.b, p.noise, t.path());
+    const std::string name = "compare " + fs::path(p.a).filename().string() + " " + fs::path(p.b).filename().string();
     ExpectFits(Measure(page, 1280, t.path() + "/p1280"), 1280, name);
     ExpectFits(Measure(page, 390, t.path() + "/p390"), 390, name);
   }

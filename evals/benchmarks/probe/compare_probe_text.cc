@@ -31,14 +31,14 @@ std::string TopCell(const json& t) {
 }
 
 std::string PositionsTable(const json& rows) {
-  std::string s = "<table><thead><tr>" + Th("position", true) + Th("KLD", true) + Th("A top (logprob)") +
+  std::string s = "<div class=\"wide\"><table><thead><tr>" + Th("position", true) + Th("KLD", true) + Th("A top (logprob)") +
                   Th("B top (logprob)") + Th("|Δ logprob|", true) + Th("text before it") + Th("next word") +
                   "</tr></thead><tbody>";
   for (const auto& w : rows)
     s += "<tr>" + Td(E(w["position"]), true) + Td(GOrDash(w["kld"]), true) + Td(TopCell(w["a_top"])) +
          Td(TopCell(w["b_top"])) + Td(GOrDash(w["abs_delta_top_logprob"]), true) + Td(E(w["excerpt"])) +
          Td(E(w["next_word"])) + "</tr>";
-  return s + "</tbody></table>";
+  return s + "</tbody></table></div>";
 }
 
 }  // namespace
@@ -143,7 +143,7 @@ std::string ProbePartHtml(const json& p) {
         VerdictBadge(JsonText(p["verdict"])) + NoiseBadge(p) + "</h2><p>Paired on " + E(p["paired"]) + " positions (" +
         E(p["only_in_a"]) + " only in A, " + E(p["only_in_b"]) + " only in B), top " + E(p["top_logprobs"]) +
         " candidates each, text <code>" + E(JsonAt(p, {"text", "file"})) + "</code>.</p>";
-  *h += "<table class=\"compact\"><thead><tr>" + Th("statistic") + Th("mean", true) + Th("median", true) +
+  *h += "<div class=\"wide\"><table class=\"compact\"><thead><tr>" + Th("statistic") + Th("mean", true) + Th("median", true) +
         Th("p95", true) + Th("p99", true) + Th("max", true) + "</tr></thead><tbody>";
   for (const auto& [title, key] : {std::pair<const char*, const char*>{"KLD(A‖B), nats", "kld"},
                                    {"|Δ logprob| of A's top token", "abs_delta_top_logprob"}}) {
@@ -151,7 +151,7 @@ std::string ProbePartHtml(const json& p) {
     *h += "<tr>" + Td(title) + Td(GOrDash(s["mean"]), true) + Td(GOrDash(s["median"]), true) + Td(GOrDash(s["p95"]), true) +
           Td(GOrDash(s["p99"]), true) + Td(GOrDash(s["max"]), true) + "</tr>";
   }
-  *h += "</tbody></table><p>Top-1 agreement: <b>" +
+  *h += "</tbody></table></div><p>Top-1 agreement: <b>" +
         Esc(FormatDouble("%.3f", 100 * p["top1_agreement"].get<double>())) + " %</b> (" + E(p["top1_same"]) + " of " +
         E(p["paired"]) + "); top-K sets differ at " + E(p["top_sets_differ"]) + " positions; A's top token outside "
         "B's top-K at " + E(p["a_top_outside_b"]) + ".</p>";
@@ -160,7 +160,7 @@ std::string ProbePartHtml(const json& p) {
     *h += "<p class=\"note\">No thresholds set (card keys max_kld_mean, max_kld_p99, min_top1 of the part, or "
           "<code>--max-kld-mean</code>, <code>--max-kld-p99</code>, <code>--min-top1</code>): measured only.</p>";
   } else {
-    *h += "<h3>thresholds</h3><table class=\"compact\"><thead><tr>" + Th("threshold") + Th("limit", true) +
+    *h += "<h3>thresholds</h3><div class=\"wide\"><table class=\"compact\"><thead><tr>" + Th("threshold") + Th("limit", true) +
           Th("value", true) + Th("from") + Th("") + "</tr></thead><tbody>";
     for (const auto& c : p["thresholds"]) {
       const bool ex = c["exceeded"].get<bool>();
@@ -168,7 +168,7 @@ std::string ProbePartHtml(const json& p) {
             Td(E(c["source"])) + Td(ex ? Badge("b-bad", "exceeded") : Badge("b-ok", "ok")) + "</tr>";
       if (JsonText(c["name"]) != "min_top1") marks.push_back({{"name", c["name"]}, {"value", c["limit"]}, {"limit", true}});
     }
-    *h += "</tbody></table>";
+    *h += "</tbody></table></div>";
   }
   marks.push_back({{"name", "mean"}, {"value", p["kld"]["mean"]}, {"limit", false}});
   marks.push_back({{"name", "p99"}, {"value", p["kld"]["p99"]}, {"limit", false}});
