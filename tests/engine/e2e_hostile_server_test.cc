@@ -174,8 +174,11 @@ TEST_F(E2eHostile, AKeyQuotedBackByTheServerNeverReachesTheDisk) {
   EXPECT_EQ(r.exit_code, 3) << r.err;
   const std::string failed = ReadFile(JobDir("key") + "/mmlupro/failed.jsonl");
   EXPECT_NE(failed.find("refused: Authorization: Bearer [redacted]"), std::string::npos) << failed;
-  for (const auto& f : std::filesystem::recursive_directory_iterator(JobDir("key")))
-    if (f.is_regular_file()) EXPECT_EQ(ReadFile(f.path()).find(key), std::string::npos) << f.path();
+  for (const auto& f : std::filesystem::recursive_directory_iterator(JobDir("key"))) {
+    if (f.is_regular_file()) {
+      EXPECT_EQ(ReadFile(f.path()).find(key), std::string::npos) << f.path();
+    }
+  }
   EXPECT_EQ(r.err.find(key), std::string::npos);
   EXPECT_EQ(r.out.find(key), std::string::npos);
 }
@@ -226,7 +229,9 @@ TEST_F(E2eHostile, A503BurstIsRetriedAfterRetryAfterAndTheSlotsComeBack) {
   std::map<std::string, double> refused_at;
   for (const auto& x : chats) {
     auto it = refused_at.find(x.request_body);
-    if (it != refused_at.end()) EXPECT_GE(x.at_s - it->second, 1.9) << "retried before Retry-After";
+    if (it != refused_at.end()) {
+      EXPECT_GE(x.at_s - it->second, 1.9) << "retried before Retry-After";
+    }
     if (x.n < 4) refused_at[x.request_body] = x.at_s;
   }
   EXPECT_EQ(chats.size(), 28u) << "each refused question asked once more, the others once";

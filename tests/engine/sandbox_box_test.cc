@@ -129,7 +129,9 @@ TEST(BoxCleanupTest, TheProbeSaysWhatTheLevelHolds) {
   ASSERT_TRUE(MakeSandbox(o, RealProcessRunner::Default(), &box, &probe).ok()) << probe.Notes();
   EXPECT_NE(probe.containment, "");
   EXPECT_NE(probe.Notes().find("holds: " + probe.containment), std::string::npos) << probe.Notes();
-  if (geteuid() == 0) EXPECT_NE(probe.containment.find("a uid of its own per run"), std::string::npos);
+  if (geteuid() == 0) {
+    EXPECT_NE(probe.containment.find("a uid of its own per run"), std::string::npos);
+  }
 }
 
 }  // namespace

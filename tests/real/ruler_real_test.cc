@@ -51,8 +51,12 @@ TEST_F(RealRuler, AllThirteenTasksAtTwoAndFourKScoredOrSkippedAndAsNvidiaMadeThe
       const std::string key = t + "@" + std::to_string(len);
       const bool is_skipped = skipped.count(key) || skipped.count(t + "@*");
       EXPECT_NE(scored.count(key) > 0, is_skipped) << key << ": neither (or both) scored and skipped";
-      if (scored.count(key)) EXPECT_EQ(scored[key], kSamples) << key;
-      if (is_skipped) EXPECT_FALSE((skipped.count(key) ? skipped[key] : skipped[t + "@*"]).empty()) << key;
+      if (scored.count(key)) {
+        EXPECT_EQ(scored[key], kSamples) << key;
+      }
+      if (is_skipped) {
+        EXPECT_FALSE((skipped.count(key) ? skipped[key] : skipped[t + "@*"]).empty()) << key;
+      }
     }
   }
   for (const char* qa : {"qa_1", "qa_2"}) EXPECT_TRUE(skipped.count(std::string(qa) + "@*")) << qa;

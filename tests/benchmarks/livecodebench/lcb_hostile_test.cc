@@ -157,14 +157,17 @@ TEST_P(LcbHostile, EveryHostileAnswerFailsAndItsNeighboursAreGradedAsBefore) {
     // The key never reaches the environment; a key file neither wherever
     // the level holds the file system to the interpreter's files (every
     // level but rlimits on a kernel without Landlock).
-    if (answers[i].id != "read_key_from_file" || HidesHostFiles())
+    if (answers[i].id != "read_key_from_file" || HidesHostFiles()) {
       EXPECT_EQ(grades[i].output.find(kSecret), std::string::npos) << answers[i].id << " read the key";
+    }
   }
   // Every level: the environment is evalrun's own short list, and a folder
   // of root's is not writable (a uid of its own, or the user namespace).
   const std::string level = box_->level();
   struct stat st;
-  if (geteuid() == 0) EXPECT_NE(stat((t_.closed_dir + "/pwned").c_str(), &st), 0) << level;
+  if (geteuid() == 0) {
+    EXPECT_NE(stat((t_.closed_dir + "/pwned").c_str(), &st), 0) << level;
+  }
   if (HidesHostFiles()) {
     EXPECT_NE(stat(t_.host_tmp_file.c_str(), &st), 0) << level << ": wrote the host's /tmp";
     EXPECT_NE(stat(("/dev/shm/evalrun-hostile-" + std::to_string(getpid())).c_str(), &st), 0) << level;

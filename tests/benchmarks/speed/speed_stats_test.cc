@@ -58,7 +58,9 @@ TEST(SpeedPlan, TheFullContextDepthIsReducedToLeaveRoomForTheAnswer) {
   EXPECT_TRUE(last->refused.empty());
   EXPECT_NE(last->note.find("130048"), std::string::npos);
   for (const auto& s : steps) {
-    if (s.name == "ctx/65536") EXPECT_EQ(s.target_prompt_tokens, 65536);
+    if (s.name == "ctx/65536") {
+      EXPECT_EQ(s.target_prompt_tokens, 65536);
+    }
   }
 }
 
