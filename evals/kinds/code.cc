@@ -131,16 +131,7 @@ class CodeView : public KindView {
     for (const auto& [key, dim] : {std::pair<const char*, const char*>{"by_difficulty", "difficulty"},
                                    {"by_platform", "platform"}, {"by_month", "contest month"}}) {
       const json& groups = JsonAt(p, {key});
-      if (!groups.is_object() || groups.empty()) continue;
-      json rows = json::array();
-      for (auto it = groups.begin(); it != groups.end(); ++it)
-        rows.push_back({{"name", it.key()}, {"n", OptJson(ResultNumber(*it, {"n"}))},
-                        {"correct", OptJson(ResultNumber(*it, {"passed"}))},
-                        {"score", OptJson(Percent(ResultNumber(*it, {"pass_at_1"})))}});
-      out->categories.push_back({{"part", part.name},
-                                 {"title", part.display_name + ": pass@1 by " + dim},
-                                 {"dimension", dim},
-                                 {"rows", rows}});
+      if (groups.is_object() && !groups.empty()) AddGroupTable(part, groups, "pass@1", dim, "passed", "pass_at_1", out);
     }
   }
 

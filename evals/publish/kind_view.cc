@@ -106,14 +106,19 @@ void ReportAccuracy(const FolderPart& part, const json& p, size_t min_categories
   out->stderr_pct = Percent(ResultNumber(p, {"stderr"}));
   const json& cats = JsonAt(p, {"categories"});
   if (!cats.is_object() || cats.size() < min_categories) return;
+  AddGroupTable(part, cats, "accuracy", "category", "correct", "score", out);
+}
+
+void AddGroupTable(const FolderPart& part, const json& groups, const std::string& metric, const std::string& dimension,
+                   const char* correct_key, const char* score_key, ReportSection* out) {
   json rows = json::array();
-  for (auto it = cats.begin(); it != cats.end(); ++it)
+  for (auto it = groups.begin(); it != groups.end(); ++it)
     rows.push_back({{"name", it.key()}, {"n", OptJson(ResultNumber(*it, {"n"}))},
-                    {"correct", OptJson(ResultNumber(*it, {"correct"}))},
-                    {"score", OptJson(Percent(ResultNumber(*it, {"score"})))}});
+                    {"correct", OptJson(ResultNumber(*it, {correct_key}))},
+                    {"score", OptJson(Percent(ResultNumber(*it, {score_key})))}});
   out->categories.push_back({{"part", part.name},
-                             {"title", part.display_name + ": accuracy by category"},
-                             {"dimension", "category"},
+                             {"title", part.display_name + ": " + metric + " by " + dimension},
+                             {"dimension", dimension},
                              {"rows", rows}});
 }
 

@@ -192,6 +192,11 @@ void BrowseByLabel(const FolderPart& part, const SampleRecord& s, nlohmann::json
 // An accuracy part's section: its score and stderr in percent, and its
 // "categories" as a table by category when it has at least `min_categories`.
 void ReportAccuracy(const FolderPart& part, const nlohmann::json& p, size_t min_categories, ReportSection* out);
+// Adds to out->categories a table "<display name>: <metric> by <dimension>"
+// of `groups` (results.json's {name: {n, ...}}): a row a group with its n,
+// its count under `correct_key` and its `score_key` (0..1) in percent.
+void AddGroupTable(const FolderPart& part, const nlohmann::json& groups, const std::string& metric,
+                   const std::string& dimension, const char* correct_key, const char* score_key, ReportSection* out);
 // A number of results.json at `path`, else nullopt.
 std::optional<double> ResultNumber(const nlohmann::json& j, std::initializer_list<const char*> path);
 // x * 100, or nullopt.
